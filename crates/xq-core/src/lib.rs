@@ -1,0 +1,35 @@
+//! # xq-core: the rules of Xiangqi
+//!
+//! Typed vocabulary ([`Color`], [`PieceKind`], [`Piece`], [`Square`], [`Move`]), a validated
+//! [`Position`] built from a [`Setup`] or FEN, allocation-free legal move generation with
+//! make/unmake and incremental Zobrist hashing, notation (ICCS, WXF, Chinese), a [`Game`]
+//! with history and outcomes, the 棋例 repetition judge ([`qili`]) and perft.
+//!
+//! This crate has no I/O and knows nothing about networks or files.
+//!
+//! ```
+//! use xq_core::{Position, perft::perft};
+//! let start = Position::startpos();
+//! assert_eq!(start.legal_moves().len(), 44);
+//! assert_eq!(perft(&start, 3), 79_666);
+//! ```
+
+mod fen;
+mod game;
+mod movelist;
+pub mod notation;
+mod outcome;
+pub mod perft;
+mod position;
+pub mod qili;
+mod tables;
+mod types;
+mod zobrist;
+
+pub use fen::{FenError, parse_setup, write_fen};
+pub use game::{Cycle, Game, GameRules, IllegalMove, insufficient_material};
+pub use movelist::{MAX_MOVES, MoveList};
+pub use outcome::{GameResult, Outcome, Termination};
+pub use position::{Position, PositionError, START_FEN, Setup, Undo};
+pub use qili::RuleSet;
+pub use types::{Color, Move, Piece, PieceKind, Square};
