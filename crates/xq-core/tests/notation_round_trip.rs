@@ -72,6 +72,7 @@ fn random_games_round_trip() {
             pos.make(m);
         }
     }
+    eprintln!("random games: {plies} plies, {moves_checked} moves checked");
     assert!(plies > 100_000, "only {plies} plies played");
     assert!(moves_checked > plies);
 }
@@ -137,6 +138,7 @@ fn crowded_positions_round_trip() {
             tandem += usize::from(!w.starts_with(|c: char| c.is_ascii_alphabetic()));
         }
     }
+    eprintln!("crowded positions: {positions} positions, {moves} moves, {tandem} in tandem form");
     assert!(moves > 50_000, "only {moves} moves");
     // The point of these positions: plenty of moves need the tandem forms.
     assert!(tandem > 5_000, "only {tandem} tandem moves");
