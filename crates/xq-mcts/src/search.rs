@@ -415,7 +415,14 @@ impl<R: Rng> Search<R> {
                     self.line.push(self.tree.nodes[child].mv);
                     node = child;
                 }
-                PENDING => return Ok(Descent::Collision),
+                PENDING => {
+                    // No simulation happens: take back the schedule count of the root move.
+                    if self.params.algorithm == Algorithm::Gumbel && self.path.len() > 1 {
+                        let k = self.path[1] as usize - self.tree.nodes[ROOT].first_child as usize;
+                        self.gumbel_visits[k] -= 1;
+                    }
+                    return Ok(Descent::Collision);
+                }
                 UNEXPANDED => {
                     self.line.last().generate_legal(&mut self.movelist);
                     if let Some(wdl) = self.line.terminal(self.movelist.len(), true) {
@@ -543,26 +550,38 @@ impl<R: Rng> Search<R> {
         // The parent's value for its own side to move.
         let parent_q = -p.q().unwrap_or(0.0);
         let range = p.children();
+        // One pass: visited children are scored directly; unvisited ones share the FPU
+        // value, so the best of them is the one with the largest prior (the first on ties).
         let mut visited_prior = 0.0f32;
-        for child in &nodes[range.clone()] {
-            if child.visits + child.in_flight as u32 > 0 {
-                visited_prior += child.prior;
-            }
-        }
-        let fpu = parent_q - fpu_reduction * visited_prior.sqrt();
-        let mut best = range.start;
-        let mut best_score = f32::NEG_INFINITY;
+        let mut best_visited = range.start;
+        let mut best_visited_score = f32::NEG_INFINITY;
+        let mut best_unvisited = usize::MAX;
+        let mut best_unvisited_prior = f32::NEG_INFINITY;
         for (i, child) in nodes[range.clone()].iter().enumerate() {
             let vl = child.in_flight as u32;
             let n = child.visits + vl;
-            let q = if n == 0 { fpu } else { (child.value_sum() - vl as f32) / n as f32 };
+            if n == 0 {
+                if child.prior > best_unvisited_prior {
+                    best_unvisited_prior = child.prior;
+                    best_unvisited = range.start + i;
+                }
+                continue;
+            }
+            visited_prior += child.prior;
+            let q = (child.value_sum() - vl as f32) / n as f32;
             let score = q + c_sqrt * child.prior / (1 + n) as f32;
-            if score > best_score {
-                best_score = score;
-                best = range.start + i;
+            if score > best_visited_score {
+                best_visited_score = score;
+                best_visited = range.start + i;
             }
         }
-        best
+        if best_unvisited != usize::MAX {
+            let fpu = parent_q - fpu_reduction * visited_prior.sqrt();
+            if fpu + c_sqrt * best_unvisited_prior > best_visited_score {
+                return best_unvisited;
+            }
+        }
+        best_visited
     }
 
     /// Completed Q values σ(q̂) of `parent`'s children into `self.scratch`: visited children
