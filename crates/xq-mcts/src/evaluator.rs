@@ -402,6 +402,25 @@ mod tests {
     }
 
     #[test]
+    fn material_value_is_for_the_side_to_move() {
+        // Red has an extra rook.
+        let red = Position::from_fen("3k5/9/9/9/9/9/9/9/9/4K3R w").unwrap();
+        let black = Position::from_fen("3k5/9/9/9/9/9/9/9/9/4K3R b").unwrap();
+        assert_eq!(MaterialEvaluator::balance(&red), 9.0);
+        assert_eq!(MaterialEvaluator::balance(&black), -9.0);
+        let mut batch = EvalBatch::new();
+        batch.push(&red, HistoryFeatures::default(), &red.legal_moves());
+        batch.push(&black, HistoryFeatures::default(), &black.legal_moves());
+        let mut out = EvalResults::new();
+        evaluate_batch(&mut MaterialEvaluator::default(), &batch, &mut out).unwrap();
+        assert!(out.wdl(0).value() > 0.5);
+        assert!((out.wdl(0).value() + out.wdl(1).value()).abs() < 1e-6);
+        evaluate_batch(&mut UniformEvaluator, &batch, &mut out).unwrap();
+        assert_eq!(out.wdl(1), Wdl::DRAW);
+        assert!(out.priors(1).iter().all(|&p| p == 1.0));
+    }
+
+    #[test]
     fn wdl_from_value_stays_a_distribution() {
         for v in [-1.0f32, -0.5, 0.0, 0.3, 1.0, 2.0] {
             for d in [0.0f32, 0.5, 1.0] {

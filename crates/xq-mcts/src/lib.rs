@@ -89,5 +89,5 @@ pub use evaluator::{
     EvalBatch, EvalError, EvalRequest, EvalResults, Evaluator, HistoryFeatures, MaterialEvaluator,
     UniformEvaluator, Wdl, evaluate_batch,
 };
-pub use params::{Algorithm, ParamsError, SearchParams};
+pub use params::{Algorithm, MAX_LEAVES_PER_STEP, ParamsError, SearchParams};
 pub use search::{Search, SearchError, SearchResult, Step};

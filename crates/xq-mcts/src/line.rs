@@ -234,6 +234,22 @@ mod tests {
     }
 
     #[test]
+    fn a_repeat_inside_the_path_is_terminal() {
+        let game = Game::new(Position::startpos(), GameRules::default());
+        let mut line = Line::from_game(&game);
+        for m in ["h0g2", "h9g7", "g2h0"] {
+            let m = parse_move(line.last(), m).unwrap();
+            line.push(m);
+            assert_eq!(line.terminal(40, true), None);
+        }
+        let m = parse_move(line.last(), "g7h9").unwrap();
+        line.push(m);
+        assert_eq!(line.terminal(44, true), Some(Wdl::DRAW));
+        line.truncate(4);
+        assert_eq!(line.terminal(40, true), None);
+    }
+
+    #[test]
     fn a_capture_forgets_history() {
         let mut game = Game::new(Position::startpos(), GameRules::default());
         play(&mut game, &["h2e2", "h9g7", "e2e6"]);

@@ -3,6 +3,10 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+/// The most leaves one [`crate::Search::gather`] call collects from one tree (virtual-loss
+/// counters are 16-bit).
+pub const MAX_LEAVES_PER_STEP: usize = 4096;
+
 /// How the root action is chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -186,8 +190,8 @@ impl SearchParams {
         if !unit(self.full_search_probability) {
             return err("full_search_probability", self.full_search_probability, "between 0 and 1");
         }
-        if self.leaves_per_step == 0 {
-            return err("leaves_per_step", self.leaves_per_step, "at least 1");
+        if !(1..=MAX_LEAVES_PER_STEP as u32).contains(&self.leaves_per_step) {
+            return err("leaves_per_step", self.leaves_per_step, "between 1 and 4096");
         }
         Ok(())
     }

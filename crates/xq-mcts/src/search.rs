@@ -2,7 +2,7 @@
 
 use crate::evaluator::{EvalBatch, EvalError, EvalResults, Evaluator, Wdl, evaluate_batch};
 use crate::line::Line;
-use crate::params::{Algorithm, ParamsError, SearchParams};
+use crate::params::{Algorithm, MAX_LEAVES_PER_STEP, ParamsError, SearchParams};
 use crate::tree::{
     EXPANDED, Node, PENDING, ROOT, TERMINAL_DRAW, TERMINAL_LOSS, TERMINAL_WIN, Tree, UNEXPANDED,
 };
@@ -345,14 +345,15 @@ impl<R: Rng> Search<R> {
     /// [`Step::Evaluate`]). Terminal nodes met on the way are scored at once and count as
     /// simulations. With more than one leaf, virtual loss steers the later descents away
     /// from the earlier ones; a descent that reaches a leaf already pending stops the
-    /// gathering. Every [`Step::Evaluate`] must be answered by one [`Search::apply`] with
+    /// gathering. `max_leaves` is clamped to 1..=[`MAX_LEAVES_PER_STEP`]. Every [`Step::Evaluate`] must be answered by one [`Search::apply`] with
     /// the evaluated batch before the next gather.
     pub fn gather(&mut self, batch: &mut EvalBatch, max_leaves: usize) -> Result<Step, SearchError> {
         if !self.running {
             return Err(SearchError::NotStarted);
         }
         let mut pushed = 0;
-        while pushed < max_leaves.max(1) {
+        let max_leaves = max_leaves.clamp(1, MAX_LEAVES_PER_STEP);
+        while pushed < max_leaves {
             match self.tree.nodes[ROOT].state {
                 UNEXPANDED => {
                     // The root's own evaluation: not a simulation.

@@ -50,6 +50,15 @@ fn mv(pos: &Position, text: &str) -> Move {
 }
 
 #[test]
+fn searches_and_evaluators_can_move_to_a_driver_thread() {
+    fn assert_send<T: Send>() {}
+    assert_send::<Search>();
+    assert_send::<UniformEvaluator>();
+    assert_send::<MaterialEvaluator>();
+    assert_send::<Box<dyn Evaluator>>();
+}
+
+#[test]
 fn the_test_positions_are_what_they_claim() {
     let p1 = Position::from_fen(MATE_IN_ONE).unwrap();
     assert!(forced_win(&p1, 1));
