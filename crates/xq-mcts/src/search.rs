@@ -112,6 +112,22 @@ enum Descent {
 ///
 /// The search owns the random number generator it is given, so a seeded generator makes
 /// every choice (noise, playout cap, Gumbel sample, temperature) reproducible.
+///
+/// ```
+/// use rand::SeedableRng;
+/// use rand_chacha::ChaCha8Rng;
+/// use xq_core::{Game, GameRules};
+/// use xq_mcts::{Algorithm, Search, SearchParams, UniformEvaluator};
+///
+/// // Red to move mates with i0i9.
+/// let mut game = Game::from_fen("4k4/R8/9/9/9/9/9/9/9/3K4R w", GameRules::default()).unwrap();
+/// let params = SearchParams { algorithm: Algorithm::Gumbel, simulations: 32, ..SearchParams::default() };
+/// let mut search = Search::new(params.for_evaluation(), &game, ChaCha8Rng::seed_from_u64(7)).unwrap();
+/// let result = search.run(&mut UniformEvaluator).unwrap();
+/// assert_eq!(result.chosen.iccs(), "i0i9");
+/// game.play(result.chosen).unwrap();
+/// assert!(game.outcome().is_some());
+/// ```
 #[derive(Clone, Debug)]
 pub struct Search<R = ChaCha8Rng> {
     params: SearchParams,
