@@ -1,0 +1,81 @@
+//! The hot path allocates nothing: once the buffers have grown, a whole search (gather,
+//! evaluate, apply) runs without touching the allocator.
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use xq_core::{Game, GameRules, Position};
+use xq_mcts::{
+    Algorithm, EvalBatch, EvalResults, MaterialEvaluator, Search, SearchParams, Step, evaluate_batch,
+};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to the system allocator; only counts calls.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Runs one search by steps and returns the allocations made between start and done.
+fn allocations_in_one_search(
+    search: &mut Search,
+    batch: &mut EvalBatch,
+    results: &mut EvalResults,
+    leaves: usize,
+) -> usize {
+    let mut evaluator = MaterialEvaluator::default();
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    search.start().unwrap();
+    loop {
+        batch.clear();
+        match search.gather(batch, leaves).unwrap() {
+            Step::Evaluate(_) => {
+                evaluate_batch(&mut evaluator, batch, results).unwrap();
+                search.apply(results).unwrap();
+            }
+            Step::Wait => unreachable!("nothing is pending after apply"),
+            Step::Done => break,
+        }
+    }
+    ALLOCATIONS.load(Ordering::Relaxed) - before
+}
+
+#[test]
+fn a_warm_search_does_not_allocate() {
+    let game = Game::new(Position::startpos(), GameRules::default());
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        for leaves in [1, 8] {
+            let params = SearchParams { algorithm, simulations: 400, ..SearchParams::default() };
+            let mut search = Search::new(params, &game, ChaCha8Rng::seed_from_u64(3)).unwrap();
+            let (mut batch, mut results) = (EvalBatch::new(), EvalResults::new());
+            // The first search grows the arena and the buffers.
+            let first = allocations_in_one_search(&mut search, &mut batch, &mut results, leaves);
+            assert!(first > 0, "the counter sees the arena grow");
+            // The same search again from scratch: same seed, same tree, no growth.
+            search.reset(&game);
+            *search.rng_mut() = ChaCha8Rng::seed_from_u64(3);
+            let n = allocations_in_one_search(&mut search, &mut batch, &mut results, leaves);
+            assert_eq!(n, 0, "{algorithm:?}, {leaves} leaves per step");
+        }
+    }
+}
