@@ -46,7 +46,7 @@ pub enum OpeningError {
 /// use xq_play::Opening;
 /// let o = Opening::new("central cannon", xq_core::START_FEN, &["h2e2", "h9g7"]).unwrap();
 /// assert_eq!(o.moves().len(), 2);
-/// assert!(Opening::new("bad", xq_core::START_FEN, &["h2h9"]).is_err());
+/// assert!(Opening::new("bad", xq_core::START_FEN, &["h2h8"]).is_err());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Opening {
