@@ -42,7 +42,15 @@ fn run() -> Result<(), String> {
     let greedy: Factory = Box::new(move || Ok(Box::new(GreedyPlayer::new(seed)) as Box<dyn Player>));
     let alphabeta: Factory =
         Box::new(move || Ok(Box::new(AlphaBetaPlayer::with_depth(depth)) as Box<dyn Player>));
-    let pairs = [("greedy", "random", &greedy, &random), ("alphabeta", "greedy", &alphabeta, &greedy)];
+    let shallow_depth = depth.saturating_sub(1).max(1);
+    let shallow: Factory = Box::new(move || {
+        Ok(Box::new(AlphaBetaPlayer::with_depth(shallow_depth).named("alphabeta-shallow")) as Box<dyn Player>)
+    });
+    let pairs = [
+        ("greedy", "random", &greedy, &random),
+        ("alphabeta", "greedy", &alphabeta, &greedy),
+        ("alphabeta", "alphabeta(depth - 1)", &alphabeta, &shallow),
+    ];
     println!("{games} paired games per match, {threads} threads, seed {seed}, alphabeta depth {depth}");
     for (a_name, b_name, make_a, make_b) in pairs {
         let started = Instant::now();
@@ -53,8 +61,21 @@ fn run() -> Result<(), String> {
         for r in &result.records {
             *reasons.entry(r.outcome.reason.name()).or_insert(0u32) += 1;
         }
+        // Search speed of the alpha-beta player(s), over the moves that report nodes.
+        let (mut nodes, mut micros) = (0u64, 0u128);
+        for info in result.records.iter().flat_map(|r| r.info.iter().flatten()) {
+            if let Some(n) = info.nodes {
+                nodes += n;
+                micros += info.time.as_micros();
+            }
+        }
+        let speed = if micros > 0 {
+            format!(", {:.0} k nodes/s", nodes as f64 * 1e3 / micros as f64)
+        } else {
+            String::new()
+        };
         println!(
-            "{a_name} vs {b_name}: W/D/L {}/{}/{} (score {:.3}), {:.1} s, {:.2} s per game ({} plies), endings {:?}",
+            "{a_name} vs {b_name}: W/D/L {}/{}/{} (score {:.3}), {:.1} s, {:.2} s per game ({} plies), endings {:?}{speed}",
             result.tally_a.wins,
             result.tally_a.draws,
             result.tally_a.losses,

@@ -337,13 +337,10 @@ fn adjudicate(game: &Game, info: &[Option<MoveInfo>], options: &GameOptions) -> 
                 let mover = if k % 2 == 0 { last_mover } else { last_mover.opponent() };
                 if mover == Color::Red { cp } else { -cp }
             });
-            let first = red_view.next()?;
-            let winner = if first >= r.score_cp {
-                Some(Color::Red)
-            } else if first <= -r.score_cp {
-                Some(Color::Black)
-            } else {
-                None
+            let winner = match red_view.next() {
+                Some(cp) if cp >= r.score_cp => Some(Color::Red),
+                Some(cp) if cp <= -r.score_cp => Some(Color::Black),
+                _ => None,
             };
             if let Some(winner) = winner {
                 let agrees =

@@ -13,6 +13,10 @@ const MATE: i32 = 30_000;
 const MAX_PLY: usize = 96;
 /// Scores beyond this are mates.
 const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+/// The score of winning by the opponent's forbidden repetition (perpetual check) now: decisive
+/// but below the mate scores, so that path-dependent repetition verdicts stored in the
+/// transposition table are never mistaken for mates.
+const REPETITION_WIN: i32 = 20_000;
 /// Quiescence plies during which a side in check searches every evasion; deeper, it only
 /// looks at captures, which keeps check sequences from exploding.
 const QUIESCENCE_CHECK_PLIES: u32 = 4;
@@ -97,8 +101,11 @@ fn kind_index(code: u8) -> usize {
 ///   scores stored relative to the node.
 /// - Check extension; mate scored by distance; no legal move is a loss (mate or 困毙).
 /// - A position that repeats an earlier one on the line (game history since the last capture
-///   included) scores as a draw. This ignores the 棋例 verdicts (perpetual check loses): the
-///   arbiter judges the real game, the search only avoids or seeks repetitions.
+///   included) ends the line at its first repetition, as RULES.md allows, with a simplified
+///   棋例 verdict: a side that checked on every one of its moves of the cycle while the other
+///   did not loses (a decisive score below the mate scores); any other repetition is a draw. Chases
+///   and mate threats are not classified: the arbiter judges the real game, the search only
+///   avoids or seeks repetitions.
 ///
 /// Limits: `depth`, `nodes` and `movetime` (whichever comes first); the config's default
 /// depth when none is given. The inner loop does not allocate: moves live in fixed arrays on
@@ -109,8 +116,9 @@ pub struct AlphaBetaPlayer {
     tt: Vec<TtEntry>,
     killers: [[Option<Move>; 2]; MAX_PLY],
     history: [[i32; 90]; 15],
-    /// Hashes of the positions on the current line, game history first.
-    line: Vec<u64>,
+    /// The positions on the current line, game history first: their hash and whether the
+    /// move into them gave check.
+    line: Vec<(u64, bool)>,
     nodes: u64,
     node_limit: u64,
     deadline: Option<Instant>,
@@ -182,7 +190,7 @@ impl AlphaBetaPlayer {
         let window = (game.capture_clock() as usize).min(now);
         self.line.clear();
         self.line.reserve(window + MAX_PLY + 1);
-        self.line.extend(positions[now - window..=now].iter().map(Position::hash));
+        self.line.extend((now - window..=now).map(|ply| (positions[ply].hash(), game.gave_check(ply))));
 
         let eval = evaluate_red(&pos);
         let mut best = (first, 0i32, 0u32);
@@ -250,19 +258,35 @@ impl AlphaBetaPlayer {
         self.stopped
     }
 
-    /// Whether the last position on the line occurred before, since `reversible_from`.
-    fn repeats(&self, reversible_from: usize) -> bool {
+    /// If the last position on the line occurred before (since `reversible_from`), the
+    /// repetition's score for the side to move.
+    fn repetition_score(&self, reversible_from: usize, ply: usize) -> Option<i32> {
         let now = self.line.len() - 1;
-        let current = self.line[now];
+        let current = self.line[now].0;
         // Same side to move only, and a position cannot recur after two plies.
         let mut back = 4;
         while back <= now - reversible_from {
-            if self.line[now - back] == current {
-                return true;
+            if self.line[now - back].0 == current {
+                // Moves into positions now, now-2, … were the opponent's; the others ours.
+                let cycle = &self.line[now - back + 1..=now];
+                let checked_all = |parity: usize| {
+                    cycle
+                        .iter()
+                        .rev()
+                        .enumerate()
+                        .filter(|(k, _)| k % 2 == parity)
+                        .all(|(_, &(_, check))| check)
+                };
+                let win = REPETITION_WIN - ply as i32;
+                return Some(match (checked_all(0), checked_all(1)) {
+                    (true, false) => win,
+                    (false, true) => -win,
+                    _ => 0,
+                });
             }
             back += 2;
         }
-        false
+        None
     }
 
     /// Orders moves in place by a score: the best first is picked lazily by the caller.
@@ -311,10 +335,15 @@ impl AlphaBetaPlayer {
         if self.out_of_budget() {
             return 0;
         }
-        if ply > 0 && self.repeats(reversible_from) {
-            return 0;
-        }
         let in_check = pos.in_check();
+        if ply > 0 {
+            if let Some(last) = self.line.last_mut() {
+                last.1 = in_check;
+            }
+            if let Some(score) = self.repetition_score(reversible_from, ply) {
+                return score;
+            }
+        }
         let depth = if in_check && ply < MAX_PLY / 2 { depth + 1 } else { depth };
         if depth <= 0 || ply >= MAX_PLY / 2 {
             return self.quiesce(pos, alpha, beta, ply, eval_red, 0);
@@ -374,7 +403,7 @@ impl AlphaBetaPlayer {
             let captured = board[m.to().index()];
             let child_eval = eval_red + delta_red(moving, captured, m.from(), m.to());
             let undo = pos.make(m);
-            self.line.push(pos.hash());
+            self.line.push((pos.hash(), false));
             let child_reversible = if captured != 0 { self.line.len() - 1 } else { reversible_from };
             let score = if n == 0 {
                 -self.negamax(pos, depth - 1, -beta, -alpha, ply + 1, child_eval, child_reversible)
@@ -529,5 +558,32 @@ impl Player for AlphaBetaPlayer {
 
     fn choose_move(&mut self, game: &Game, limits: &SearchLimits) -> Result<MoveChoice, PlayerError> {
         self.search(game, limits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repetitions_are_judged_by_checks() {
+        let mut ab = AlphaBetaPlayer::new(AlphaBetaConfig { tt_bits: 4, ..AlphaBetaConfig::default() });
+        // Positions 1 2 3 4 1: the last move (into the repeat) and the one two plies before were
+        // the opponent's; `true` marks a move that gave check.
+        let line = |checks: [bool; 4]| {
+            vec![(1, false), (2, checks[0]), (3, checks[1]), (4, checks[2]), (1, checks[3])]
+        };
+        ab.line = line([true, false, true, false]);
+        assert_eq!(ab.repetition_score(0, 4), Some(-(REPETITION_WIN - 4)), "we checked every move");
+        ab.line = line([false, true, false, true]);
+        assert_eq!(ab.repetition_score(0, 4), Some(REPETITION_WIN - 4), "they checked every move");
+        ab.line = line([true, true, true, true]);
+        assert_eq!(ab.repetition_score(0, 4), Some(0), "both checked");
+        ab.line = line([false, false, false, false]);
+        assert_eq!(ab.repetition_score(0, 4), Some(0));
+        // A capture inside the window (reversible from index 1) rules the repetition out.
+        assert_eq!(ab.repetition_score(1, 4), None);
+        ab.line.push((5, false));
+        assert_eq!(ab.repetition_score(0, 5), None);
     }
 }
