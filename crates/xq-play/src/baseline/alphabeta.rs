@@ -3,7 +3,7 @@
 use super::eval::{MATERIAL, delta_red, evaluate_red};
 use crate::player::{GameStart, MoveChoice, Player, PlayerError, Score, SearchLimits};
 use std::time::Instant;
-use xq_core::{Color, Game, MAX_MOVES, Move, MoveList, Position, Square};
+use xq_core::{Color, Game, MAX_MOVES, Move, MoveList, Piece, PieceKind, Position, Square};
 
 /// Above any evaluation: the bounds of the search window.
 const INFINITY: i32 = 32_000;
@@ -84,6 +84,12 @@ fn score_from_tt(score: i32, ply: usize) -> i32 {
     }
 }
 
+/// Whether `side` has a rook, horse or cannon.
+fn has_attackers(pos: &Position, side: Color) -> bool {
+    let codes = [PieceKind::Rook, PieceKind::Horse, PieceKind::Cannon].map(|k| Piece::new(side, k).code());
+    pos.board_codes().iter().any(|c| codes.contains(c))
+}
+
 /// Index 0..7 of the kind of a non-empty board code.
 #[inline]
 fn kind_index(code: u8) -> usize {
@@ -99,6 +105,8 @@ fn kind_index(code: u8) -> usize {
 /// - Ordering: transposition-table move, captures by MVV-LVA, two killers per ply, history.
 /// - Transposition table keyed by [`Position::hash`], depth-preferred replacement, mate
 ///   scores stored relative to the node.
+/// - Null-move pruning (reduction 2, or 3 from depth 6) when not in check and the side to move
+///   has a rook, horse or cannon.
 /// - Check extension; mate scored by distance; no legal move is a loss (mate or 困毙).
 /// - A position that repeats an earlier one on the line (game history since the last capture
 ///   included) ends the line at its first repetition, as RULES.md allows, with a simplified
@@ -224,7 +232,7 @@ impl AlphaBetaPlayer {
     }
 
     fn root(&mut self, pos: &mut Position, depth: i32, eval_red: i32) -> (i32, Option<Move>) {
-        let score = self.negamax(pos, depth, -INFINITY, INFINITY, 0, eval_red, 0);
+        let score = self.negamax(pos, depth, -INFINITY, INFINITY, 0, eval_red, 0, true);
         let entry = self.tt[self.tt_index(pos.hash())];
         let mv = if entry.key == pos.hash() { move_from_raw(entry.mv) } else { None };
         (score, mv)
@@ -330,6 +338,7 @@ impl AlphaBetaPlayer {
         ply: usize,
         eval_red: i32,
         reversible_from: usize,
+        allow_null: bool,
     ) -> i32 {
         self.nodes += 1;
         if self.out_of_budget() {
@@ -373,6 +382,43 @@ impl AlphaBetaPlayer {
             }
         }
 
+        // Null move: if passing still holds beta at reduced depth, a real move will too. Not in
+        // check, not twice in a row, not near mate scores, and only with a rook, horse or cannon
+        // left (with fewer pieces zugzwang, and so 困毙, becomes likely).
+        let side = pos.side_to_move();
+        let stand_pat = if side == Color::Red { eval_red } else { -eval_red };
+        if allow_null
+            && !in_check
+            && ply > 0
+            && depth >= 3
+            && beta.abs() < REPETITION_WIN - MAX_PLY as i32
+            && stand_pat >= beta
+            && has_attackers(pos, side)
+        {
+            let reduction = if depth >= 6 { 3 } else { 2 };
+            let mut passed = pos.with_side_to_move(side.opponent());
+            self.line.push((passed.hash(), false));
+            // No repetition reaches back across a pass.
+            let from = self.line.len() - 1;
+            let score = -self.negamax(
+                &mut passed,
+                depth - 1 - reduction,
+                -beta,
+                -beta + 1,
+                ply + 1,
+                eval_red,
+                from,
+                false,
+            );
+            self.line.pop();
+            if self.stopped {
+                return 0;
+            }
+            if score >= beta {
+                return beta;
+            }
+        }
+
         let mut list = MoveList::new();
         pos.generate_legal(&mut list);
         if list.is_empty() {
@@ -406,12 +452,20 @@ impl AlphaBetaPlayer {
             self.line.push((pos.hash(), false));
             let child_reversible = if captured != 0 { self.line.len() - 1 } else { reversible_from };
             let score = if n == 0 {
-                -self.negamax(pos, depth - 1, -beta, -alpha, ply + 1, child_eval, child_reversible)
+                -self.negamax(pos, depth - 1, -beta, -alpha, ply + 1, child_eval, child_reversible, true)
             } else {
-                let probe =
-                    -self.negamax(pos, depth - 1, -alpha - 1, -alpha, ply + 1, child_eval, child_reversible);
+                let probe = -self.negamax(
+                    pos,
+                    depth - 1,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                    child_eval,
+                    child_reversible,
+                    true,
+                );
                 if probe > alpha && probe < beta {
-                    -self.negamax(pos, depth - 1, -beta, -alpha, ply + 1, child_eval, child_reversible)
+                    -self.negamax(pos, depth - 1, -beta, -alpha, ply + 1, child_eval, child_reversible, true)
                 } else {
                     probe
                 }
