@@ -1,0 +1,41 @@
+//! # xq-play: one game runner for self-play and evaluation
+//!
+//! - [`Player`]: anything that chooses moves, told the whole [`xq_core::Game`] (history
+//!   included) and [`SearchLimits`] (depth, nodes, movetime, visits).
+//! - [`play_game`]: plays one game from an [`Opening`]; xq-core is the arbiter. A player's
+//!   illegal move, crash, hang or overtime is a recorded loss, never a panic.
+//! - [`run_parallel`] and [`run_match`]: many games on many threads, results in game order,
+//!   every game seeded from its index.
+//! - Baselines: [`RandomPlayer`], [`GreedyPlayer`], [`AlphaBetaPlayer`].
+//! - External engines in subprocesses: [`Engine`] speaking UCI (Pikafish, Fairy-Stockfish)
+//!   or UCCI (ElephantEye).
+//!
+//! ```
+//! use xq_core::{GameRules, Termination};
+//! use xq_play::{AlphaBetaPlayer, GameOptions, Opening, RandomPlayer, SearchLimits, play_game};
+//!
+//! let mut red = AlphaBetaPlayer::with_depth(2);
+//! let mut black = RandomPlayer::new(7);
+//! let options = GameOptions { max_plies: Some(200), seed: 1, ..GameOptions::default() };
+//! let record = play_game(&mut red, &mut black, &Opening::startpos(), GameRules::default(), &options);
+//! assert_eq!(record.red, "alphabeta-d2");
+//! assert!(record.plies() <= 200);
+//! println!("{} after {} plies: {}", record.outcome.result.pgn(), record.plies(), record.outcome.reason);
+//! ```
+
+mod baseline;
+pub mod engine;
+mod event;
+mod opening;
+mod player;
+mod runner;
+
+pub use baseline::{AlphaBetaConfig, AlphaBetaPlayer, GreedyPlayer, RandomPlayer};
+pub use engine::{Engine, EngineConfig, Protocol};
+pub use event::{MatchConfig, MatchResult, Tally, run_match, run_parallel};
+pub use opening::{Opening, OpeningError};
+pub use player::{GameStart, MATE_CENTIPAWNS, MoveChoice, Player, PlayerError, Score, SearchLimits};
+pub use runner::{
+    DrawAdjudication, GameOptions, GameRecord, MoveInfo, ReplayError, ResignAdjudication, derive_seed,
+    play_game,
+};
