@@ -2,8 +2,8 @@
 
 use crate::movelist::MoveList;
 use crate::tables::{
-    ADVISOR_MOVES, DIAG_NEIGHBOURS, EAST, ELEPHANT_MOVES, HORSE_ATTACKERS, HORSE_MOVES, KING_MOVES, LINES,
-    NORTH, PAWN_MOVES, RAYS, SOUTH, WEST,
+    ADVISOR_MOVES, DIAG_NEIGHBOURS, EAST, ELEPHANT_MOVES, HORSE_ATTACKERS, HORSE_MOVES, KING_MOVES, NORTH,
+    PAWN_MOVES, RAYS, SOUTH, WEST,
 };
 use crate::types::{Color, Move, Piece, PieceKind, Square};
 use crate::zobrist::{BLACK_TO_MOVE, PIECE_KEYS};
@@ -288,18 +288,7 @@ impl Position {
                 return true;
             }
         }
-        let pawn = Piece::new(enemy, PieceKind::Pawn).code();
-        // An enemy pawn attacks the king from the point in front of the king (seen from the
-        // king's side) or beside it; beside is always across the river, since kings stay home.
-        let front = match color {
-            Color::Red => k + 9,
-            Color::Black => k.wrapping_sub(9),
-        };
-        if front < 90 && self.board[front] == pawn {
-            return true;
-        }
-        let file = k % 9;
-        if (file > 0 && self.board[k - 1] == pawn) || (file < 8 && self.board[k + 1] == pawn) {
+        if self.pawn_attacks(k, color) {
             return true;
         }
         let rook = Piece::new(enemy, PieceKind::Rook).code();
@@ -330,6 +319,22 @@ impl Position {
         false
     }
 
+    /// Whether an enemy pawn attacks `color`'s king on `k`.
+    #[inline]
+    fn pawn_attacks(&self, k: usize, color: Color) -> bool {
+        let pawn = Piece::new(color.opponent(), PieceKind::Pawn).code();
+        // An enemy pawn attacks the king from the point in front of the king (seen from the
+        // king's side) or beside it; beside is always across the river, since kings stay home.
+        let front = match color {
+            Color::Red => k + 9,
+            Color::Black => k.wrapping_sub(9),
+        };
+        let file = k % 9;
+        (front < 90 && self.board[front] == pawn)
+            || (file > 0 && self.board[k - 1] == pawn)
+            || (file < 8 && self.board[k + 1] == pawn)
+    }
+
     /// All legal moves of the side to move.
     pub fn legal_moves(&self) -> MoveList {
         let mut list = MoveList::new();
@@ -341,20 +346,151 @@ impl Position {
     pub fn generate_legal(&self, out: &mut MoveList) {
         out.clear();
         self.generate_pseudo(self.side, out);
-        let check = self.in_check();
         let k = self.kings[self.side.index()] as usize;
-        let risky_from = LINES[k] | DIAG_NEIGHBOURS[k];
-        let risky_to = LINES[k];
         let mut scratch = *self;
+        let Some(exposure) = self.exposure(k) else {
+            // In check: every move must be tried.
+            out.retain(|m| scratch.leaves_king_safe(m));
+            return;
+        };
         out.retain(|m| {
             let (f, t) = (m.from().index(), m.to().index());
-            if !check && (risky_from >> f) & 1 == 0 && (risky_to >> t) & 1 == 0 {
-                // The move neither leaves nor enters a line through the own king, nor frees a
-                // horse leg next to it, and the king is not in check: it cannot expose the king.
+            if f == k {
+                return scratch.leaves_king_safe(m);
+            }
+            if exposure.is_safe(f, t) {
                 return true;
             }
-            scratch.leaves_king_safe(m)
+            !self.non_king_move_exposes_king(k, f, t)
         });
+    }
+
+    /// Marks the squares where a move of a piece other than the king could expose the king on
+    /// `k`, or `None` when the king is in check. Walking the four lines from the king once per
+    /// position spares walking them again for every move.
+    #[inline]
+    fn exposure(&self, k: usize) -> Option<Exposure> {
+        let enemy = self.side.opponent();
+        let rook = Piece::new(enemy, PieceKind::Rook).code();
+        let cannon = Piece::new(enemy, PieceKind::Cannon).code();
+        let king = Piece::new(enemy, PieceKind::King).code();
+        let mut flags = [0u8; 90];
+        for dir in [NORTH, SOUTH, EAST, WEST] {
+            let ray = &RAYS[k][dir];
+            let line = Exposure::line_flag(dir);
+            // The ray positions of the first three pieces along the line.
+            let mut found = [0usize; 3];
+            let mut count = 0;
+            for i in 0..ray.len as usize {
+                let sq = ray.to[i] as usize;
+                flags[sq] = line;
+                if count < 3 && self.board[sq] != 0 {
+                    found[count] = i;
+                    count += 1;
+                }
+            }
+            let code = |nth: usize| if nth < count { self.board[ray.to[found[nth]] as usize] } else { 0 };
+            let slider = |c: u8| c == rook || (c == king && dir <= SOUTH);
+            if slider(code(0)) || code(1) == cannon {
+                return None;
+            }
+            // Vacating the first piece makes the second the attacker or the third the cannon
+            // target; vacating the second makes the third the cannon target.
+            if count >= 2 && (slider(code(1)) || code(2) == cannon) {
+                flags[ray.to[found[0]] as usize] |= Exposure::VACATE;
+            }
+            if count >= 3 && code(2) == cannon {
+                flags[ray.to[found[1]] as usize] |= Exposure::VACATE;
+            }
+            // Stepping in front of an enemy cannon gives it a screen.
+            if count >= 1 && code(0) == cannon {
+                for &sq in &ray.to[..found[0]] {
+                    flags[sq as usize] |= Exposure::OCCUPY;
+                }
+            }
+        }
+        // Vacating a horse's leg next to the king lets the horse attack.
+        let horse = Piece::new(enemy, PieceKind::Horse).code();
+        let ha = &HORSE_ATTACKERS[k];
+        for i in 0..ha.len as usize {
+            if self.board[ha.to[i] as usize] == horse {
+                if self.board[ha.block[i] as usize] == 0 {
+                    return None;
+                }
+                flags[ha.block[i] as usize] |= Exposure::VACATE;
+            }
+        }
+        if self.pawn_attacks(k, self.side) {
+            return None;
+        }
+        Some(Exposure { flags })
+    }
+
+    /// Whether moving a piece other than the king from `f` to `t` leaves the king on `k`
+    /// attacked, given that it is not attacked now. Only what the move changes can create an
+    /// attack: the lines through the king that contain `f` or `t` (rooks, cannons, the facing
+    /// king) and, when `f` is a diagonal neighbour of the king, the horses whose leg it was.
+    #[inline]
+    fn non_king_move_exposes_king(&self, k: usize, f: usize, t: usize) -> bool {
+        let enemy = self.side.opponent();
+        let from_dir = line_direction(k, f);
+        if from_dir.is_some_and(|d| self.ray_attacked_after(k, d, f, t, enemy)) {
+            return true;
+        }
+        if let Some(d) = line_direction(k, t)
+            && from_dir != Some(d)
+            && self.ray_attacked_after(k, d, f, t, enemy)
+        {
+            return true;
+        }
+        if (DIAG_NEIGHBOURS[k] >> f) & 1 == 1 {
+            let horse = Piece::new(enemy, PieceKind::Horse).code();
+            let ha = &HORSE_ATTACKERS[k];
+            for i in 0..ha.len as usize {
+                let src = ha.to[i] as usize;
+                if ha.block[i] as usize == f && src != t && self.board[src] == horse {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether, after a piece of the side to move goes from `f` to `t`, an enemy rook, cannon
+    /// or (on a file) the enemy king attacks `k` along direction `dir`. The board is read as
+    /// it will be: `f` empty, `t` holding the mover's piece.
+    #[inline]
+    fn ray_attacked_after(&self, k: usize, dir: usize, f: usize, t: usize, enemy: Color) -> bool {
+        let ray = &RAYS[k][dir];
+        let n = ray.len as usize;
+        let code_after = |s: usize| -> u8 {
+            if s == t {
+                // Ours, whatever it captured: never an attacker, always a blocker.
+                u8::MAX
+            } else if s == f {
+                0
+            } else {
+                self.board[s]
+            }
+        };
+        let mut i = 0;
+        while i < n && code_after(ray.to[i] as usize) == 0 {
+            i += 1;
+        }
+        if i == n {
+            return false;
+        }
+        let first = code_after(ray.to[i] as usize);
+        let rook = Piece::new(enemy, PieceKind::Rook).code();
+        let king = Piece::new(enemy, PieceKind::King).code();
+        if first == rook || (first == king && dir <= SOUTH) {
+            return true;
+        }
+        i += 1;
+        while i < n && code_after(ray.to[i] as usize) == 0 {
+            i += 1;
+        }
+        i < n && code_after(ray.to[i] as usize) == Piece::new(enemy, PieceKind::Cannon).code()
     }
 
     /// Plays `m` on this (scratch) position, tests the mover's king and takes it back.
@@ -393,15 +529,15 @@ impl Position {
     /// its own king attacked. `color` need not be the side to move (the 棋例 judge asks what
     /// the other side attacks).
     pub fn generate_pseudo(&self, color: Color, out: &mut MoveList) {
+        // `color`'s codes are `first .. first + 7`, in kind order.
+        let first = Piece::new(color, PieceKind::King).code();
         for s in 0..90 {
-            let code = self.board[s];
-            if code == 0 {
-                continue;
-            }
-            if let Some(p) = Piece::from_code(code)
-                && p.color == color
-            {
-                self.generate_pseudo_from(Square::from_index_unchecked(s as u8), p, out);
+            if let Some(kind) = PieceKind::from_index(self.board[s].wrapping_sub(first) as usize) {
+                self.generate_pseudo_from(
+                    Square::from_index_unchecked(s as u8),
+                    Piece::new(color, kind),
+                    out,
+                );
             }
         }
     }
@@ -569,6 +705,49 @@ impl Position {
         }
         p.hash = p.compute_hash();
         p
+    }
+}
+
+/// Per square, whether a move of a piece other than the king could expose its own (unchecked)
+/// king (see [`Position::exposure`]): by leaving the square (`VACATE`), by entering it
+/// (`OCCUPY`), or by moving along the line through the king that the square lies on (the
+/// line's flag). Moves that touch none of these cannot expose the king.
+struct Exposure {
+    flags: [u8; 90],
+}
+
+impl Exposure {
+    const VACATE: u8 = 1;
+    const OCCUPY: u8 = 2;
+    /// Bits 2–4 hold the king line's direction plus one (zero: on no line through the king).
+    const LINE_SHIFT: u32 = 2;
+
+    const fn line_flag(dir: usize) -> u8 {
+        ((dir + 1) as u8) << Self::LINE_SHIFT
+    }
+
+    /// Whether a non-king move from `f` to `t` surely keeps the king safe. Leaving one line and
+    /// entering another are independent; sliding along one line needs the exact test.
+    #[inline]
+    fn is_safe(&self, f: usize, t: usize) -> bool {
+        let (from, to) = (self.flags[f], self.flags[t]);
+        let from_line = from >> Self::LINE_SHIFT;
+        (from & Self::VACATE) | (to & Self::OCCUPY) == 0
+            && (from_line == 0 || from_line != to >> Self::LINE_SHIFT)
+    }
+}
+
+/// The direction of [`RAYS`] that leads from `k` to `s`, if they share a file or rank.
+#[inline]
+fn line_direction(k: usize, s: usize) -> Option<usize> {
+    if s == k {
+        None
+    } else if s % 9 == k % 9 {
+        Some(if s > k { NORTH } else { SOUTH })
+    } else if s / 9 == k / 9 {
+        Some(if s > k { EAST } else { WEST })
+    } else {
+        None
     }
 }
 

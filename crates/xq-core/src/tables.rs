@@ -228,23 +228,6 @@ pub(crate) static DIAG_NEIGHBOURS: [u128; 90] = {
     t
 };
 
-/// All squares on the same file or rank as each square (the square itself included).
-pub(crate) static LINES: [u128; 90] = {
-    let mut t = [0u128; 90];
-    let mut s = 0;
-    while s < 90 {
-        let mut o = 0;
-        while o < 90 {
-            if o % 9 == s % 9 || o / 9 == s / 9 {
-                t[s] |= 1u128 << o;
-            }
-            o += 1;
-        }
-        s += 1;
-    }
-    t
-};
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,124 @@
+//! Invariants of the rules engine checked along seeded random games: make/unmake restores
+//! the position exactly, the incremental hash equals a from-scratch hash, FEN round-trips,
+//! `is_legal` agrees with `legal_moves`, and the left–right mirror has the same perft.
+
+use std::collections::BTreeSet;
+use xq_core::{Move, MoveList, Position, Square, perft::perft};
+
+const GAMES: u64 = 60;
+const MAX_PLIES: usize = 150;
+
+/// SplitMix64, so every game is reproducible from its seed.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) % n as u64) as usize
+    }
+}
+
+/// Every position of `GAMES` random games (random legal moves until none or `MAX_PLIES`).
+/// Odd games prefer captures, so sparse boards and endgames are covered too.
+fn random_positions() -> Vec<Position> {
+    let mut out = Vec::new();
+    for game in 0..GAMES {
+        let mut rng = SplitMix64(0xC0FFEE + game);
+        let mut pos = Position::startpos();
+        out.push(pos);
+        for _ in 0..MAX_PLIES {
+            let legal = pos.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            let captures: Vec<Move> =
+                legal.iter().copied().filter(|m| pos.piece_at(m.to()).is_some()).collect();
+            let m = if game % 2 == 1 && !captures.is_empty() && rng.below(3) > 0 {
+                captures[rng.below(captures.len())]
+            } else {
+                legal[rng.below(legal.len())]
+            };
+            pos = pos.after(m);
+            out.push(pos);
+        }
+    }
+    out
+}
+
+fn from_scratch(pos: &Position) -> Position {
+    Position::from_fen(&pos.fen()).unwrap_or_else(|e| panic!("{}: {e}", pos.fen()))
+}
+
+#[test]
+fn make_unmake_restores_position_and_hash_is_incremental() {
+    for pos in random_positions() {
+        let mut scratch = pos;
+        for &m in pos.legal_moves().iter() {
+            let undo = scratch.make(m);
+            let rebuilt = from_scratch(&scratch);
+            assert_eq!(scratch.hash(), rebuilt.hash(), "incremental hash after {m} from {}", pos.fen());
+            assert_eq!(scratch, rebuilt, "position after {m} from {}", pos.fen());
+            assert_eq!(scratch, pos.after(m), "make and after agree for {m} from {}", pos.fen());
+            scratch.unmake(m, undo);
+            assert_eq!(scratch, pos, "unmake of {m} from {}", pos.fen());
+            assert_eq!(scratch.hash(), pos.hash());
+        }
+    }
+}
+
+#[test]
+fn fen_round_trips() {
+    for pos in random_positions() {
+        assert_eq!(from_scratch(&pos), pos, "{}", pos.fen());
+        assert_eq!(from_scratch(&pos).fen(), pos.fen());
+    }
+}
+
+#[test]
+fn is_legal_agrees_with_legal_moves() {
+    for (i, pos) in random_positions().iter().enumerate() {
+        let legal: BTreeSet<Move> = pos.legal_moves().iter().copied().collect();
+        let mut pseudo = MoveList::new();
+        pos.generate_pseudo(pos.side_to_move(), &mut pseudo);
+        for &m in pseudo.iter() {
+            assert_eq!(pos.is_legal(m), legal.contains(&m), "is_legal({m}) in {}", pos.fen());
+        }
+        assert!(
+            legal.iter().all(|m| pseudo.contains(m)),
+            "a legal move that is not pseudo-legal in {}",
+            pos.fen()
+        );
+        // Every from/to pair, including empty squares, the opponent's pieces and no-moves,
+        // on a sample of positions.
+        if i % 10 == 0 {
+            for from in Square::all() {
+                for to in Square::all() {
+                    let m = Move::new(from, to);
+                    assert_eq!(pos.is_legal(m), legal.contains(&m), "is_legal({m}) in {}", pos.fen());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn mirror_has_the_same_perft_and_mirrored_moves() {
+    for (i, pos) in random_positions().iter().enumerate() {
+        let mirror = pos.mirror();
+        assert_eq!(mirror.mirror(), *pos, "mirroring twice is the identity: {}", pos.fen());
+        assert_eq!(mirror.in_check(), pos.in_check(), "{}", pos.fen());
+        let ours: BTreeSet<Move> = pos.legal_moves().iter().map(|m| m.mirror()).collect();
+        let theirs: BTreeSet<Move> = mirror.legal_moves().iter().copied().collect();
+        assert_eq!(ours, theirs, "mirrored legal moves of {}", pos.fen());
+        let depth = if i % 25 == 0 { 3 } else { 2 };
+        assert_eq!(
+            perft(pos, depth),
+            perft(&mirror, depth),
+            "perft({depth}) of {} and its mirror",
+            pos.fen()
+        );
+    }
+}
