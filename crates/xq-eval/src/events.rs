@@ -196,6 +196,7 @@ pub struct Event {
     byes: Vec<(u32, usize)>,
     swiss_round: u32,
     next_pair: u64,
+    pairing_error: Option<EventError>,
 }
 
 impl Event {
@@ -249,6 +250,7 @@ impl Event {
             byes: Vec::new(),
             swiss_round: 0,
             next_pair: 0,
+            pairing_error: None,
         };
         event.plan();
         Ok(event)
@@ -299,6 +301,12 @@ impl Event {
         &self.byes
     }
 
+    /// Why a Swiss event ended before its last round: late rounds of a short event can have no
+    /// pairing without a repeat opponent (for example near players − 1 rounds).
+    pub fn pairing_error(&self) -> Option<&EventError> {
+        self.pairing_error.as_ref()
+    }
+
     /// Games issued so far (finished or not).
     pub fn issued(&self) -> &[ScheduledGame] {
         &self.issued
@@ -317,7 +325,7 @@ impl Event {
         match self.config.format.clone() {
             Format::Gauntlet { .. } | Format::RoundRobin { .. } | Format::Gate { .. } => {
                 let start = self.issued.len();
-                let end = (start + max).min(self.planned.len());
+                let end = start.saturating_add(max).min(self.planned.len());
                 out.extend_from_slice(&self.planned[start..end]);
             }
             Format::Sprt { sprt: cfg, max_pairs } => {
@@ -332,13 +340,14 @@ impl Event {
                 let round_done = self.in_flight() == 0;
                 let pending: Vec<ScheduledGame> = self.planned[self.issued.len()..].to_vec();
                 if pending.is_empty() && round_done && self.swiss_round < rounds {
-                    // Pairing failure leaves the event finished early; `swiss_error` reports it.
-                    if self.plan_swiss_round(paired).is_err() {
+                    // A round that cannot be paired ends the event early; `pairing_error` says so.
+                    if let Err(e) = self.plan_swiss_round(paired) {
+                        self.pairing_error = Some(e);
                         self.swiss_round = rounds;
                     }
                 }
                 let start = self.issued.len();
-                let end = (start + max).min(self.planned.len());
+                let end = start.saturating_add(max).min(self.planned.len());
                 out.extend_from_slice(&self.planned[start..end]);
             }
         }
@@ -608,7 +617,8 @@ pub struct SwissPairing {
 /// 1. no two players meet twice, and no player gets a second bye (absolute);
 /// 2. colours: after the round every player has |reds − blacks| ≤ 1; if no pairing allows it,
 ///    |reds − blacks| ≤ 2 and never the same colour three times running (FIDE C.04 absolute
-///    colour criteria);
+///    colour criteria); if none allows even that, colours are unconstrained (completing the
+///    round matters more than colours, and a game pair evens them out anyway);
 /// 3. players are paired inside their score group, top half against bottom half in ranking
 ///    order (score, then index); a player who cannot be paired in its group floats down to
 ///    the next group (the search tries the nearest scores first);
@@ -618,7 +628,7 @@ pub struct SwissPairing {
 /// equal, the one whose last colour was red gets black; otherwise the higher ranked gets the
 /// colour opposite to its last, red in its first game.
 ///
-/// Returns `None` when no pairing satisfies rule 1 and the relaxed rule 2.
+/// Returns `None` when no pairing satisfies rule 1.
 pub fn pair_swiss(players: &[SwissPlayer]) -> Option<SwissPairing> {
     let mut order: Vec<usize> = (0..players.len()).collect();
     order.sort_by(|&a, &b| {
@@ -629,7 +639,7 @@ pub fn pair_swiss(players: &[SwissPlayer]) -> Option<SwissPairing> {
     } else {
         vec![None]
     };
-    for (limit, no_three) in [(1, true), (2, true)] {
+    for (limit, no_three) in [(1, true), (2, true), (i64::MAX, false)] {
         for &bye in &bye_candidates {
             let rest: Vec<usize> = order.iter().copied().filter(|&i| Some(i) != bye).collect();
             let mut budget = 200_000u64;
