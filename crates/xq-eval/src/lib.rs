@@ -13,6 +13,8 @@
 pub mod events;
 pub mod openings;
 pub mod pgn;
+pub mod plot;
 pub mod record;
+pub mod report;
 pub mod standings;
 pub mod stats;
