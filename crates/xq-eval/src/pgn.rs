@@ -168,6 +168,25 @@ impl PgnGame {
         PgnGame { tags, moves, result }
     }
 
+    /// A game record from an xq-core game: its start FEN (in the header unless it is the initial
+    /// position) and moves, with `comments[i]` (e.g. the Chinese notation) after move `i`.
+    pub fn from_game(
+        header: &PgnHeader,
+        game: &Game,
+        comments: &[String],
+        result: Option<GameScore>,
+    ) -> PgnGame {
+        let start = game.positions().first().map(Position::fen);
+        let header = PgnHeader { fen: header.fen.clone().or(start), ..header.clone() };
+        let moves = game
+            .moves()
+            .iter()
+            .enumerate()
+            .map(|(i, m)| PgnMove { iccs: m.iccs(), comment: comments.get(i).cloned() })
+            .collect();
+        PgnGame::new(&header, moves, result)
+    }
+
     /// A tag's value.
     pub fn tag(&self, name: &str) -> Option<&str> {
         self.tags.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
@@ -452,6 +471,24 @@ mod tests {
         let illegal = parse_pgn("1. h2e2 h2e2 *\n").unwrap();
         let e = illegal[0].replay(GameRules::default());
         assert!(matches!(e, Err(PgnError::IllegalMove { ply: 2, .. })), "{e:?}");
+    }
+
+    #[test]
+    fn from_game_writes_and_replays() {
+        let mut game = Game::new(Position::startpos(), GameRules::default());
+        for text in ["h2e2", "h9g7", "h0g2", "i9h9", "i0h0", "b9c7", "h0h6", "h7i7", "h6g6", "i7h7"] {
+            let m = parse_move(game.position(), text).unwrap();
+            game.play(m).unwrap();
+        }
+        let comments = vec!["炮二平五".to_string(), "马8进7".to_string()];
+        let pgn = PgnGame::from_game(&PgnHeader::default(), &game, &comments, Some(GameScore::Draw));
+        assert_eq!(pgn.tag("FEN"), None, "the initial position needs no FEN tag");
+        let back = &parse_pgn(&pgn.write()).unwrap()[0];
+        assert_eq!(back, &pgn);
+        let replayed = back.replay(GameRules::default()).unwrap();
+        assert_eq!(replayed.fen(), game.fen());
+        assert_eq!(back.moves[1].comment.as_deref(), Some("马8进7"));
+        assert_eq!(back.moves[2].comment, None);
     }
 
     #[test]
