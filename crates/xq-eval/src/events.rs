@@ -516,7 +516,11 @@ impl Event {
             players[r.red].opponents.insert(r.black);
             players[r.black].opponents.insert(r.red);
         }
-        let pairing = pair_swiss(&players).ok_or(EventError::NoPairing(round))?;
+        let more_rounds = match self.config.format {
+            Format::Swiss { rounds, .. } => round < rounds,
+            _ => false,
+        };
+        let pairing = pair_swiss(&players, more_rounds).ok_or(EventError::NoPairing(round))?;
         if let Some(bye) = pairing.bye {
             self.byes.push((round, bye));
         }
@@ -628,8 +632,13 @@ pub struct SwissPairing {
 /// equal, the one whose last colour was red gets black; otherwise the higher ranked gets the
 /// colour opposite to its last, red in its first game.
 ///
+/// With `look_ahead` (more rounds follow), a pairing is taken only if the next round can still
+/// be paired without repeats (a greedy Swiss can otherwise paint itself into a corner, e.g. six
+/// players whose unplayed games after three rounds form two triangles); when no such pairing
+/// exists the round is paired without the look-ahead.
+///
 /// Returns `None` when no pairing satisfies rule 1.
-pub fn pair_swiss(players: &[SwissPlayer]) -> Option<SwissPairing> {
+pub fn pair_swiss(players: &[SwissPlayer], look_ahead: bool) -> Option<SwissPairing> {
     let mut order: Vec<usize> = (0..players.len()).collect();
     order.sort_by(|&a, &b| {
         players[b].half_points.cmp(&players[a].half_points).then(players[a].id.cmp(&players[b].id))
@@ -639,20 +648,15 @@ pub fn pair_swiss(players: &[SwissPlayer]) -> Option<SwissPairing> {
     } else {
         vec![None]
     };
-    for (limit, no_three) in [(1, true), (2, true), (i64::MAX, false)] {
+    let look_aheads: &[bool] = if look_ahead { &[true, false] } else { &[false] };
+    for (&look_ahead, (limit, no_three)) in
+        look_aheads.iter().flat_map(|l| [(1, true), (2, true), (i64::MAX, false)].map(move |c| (l, c)))
+    {
         for &bye in &bye_candidates {
             let rest: Vec<usize> = order.iter().copied().filter(|&i| Some(i) != bye).collect();
-            let mut budget = 200_000u64;
+            let mut search = Search { limit, no_three, budget: 200_000, look_ahead, bye };
             let mut pairs = Vec::new();
-            if match_dfs(
-                players,
-                &rest,
-                &mut vec![false; players.len()],
-                &mut pairs,
-                limit,
-                no_three,
-                &mut budget,
-            ) {
+            if match_dfs(players, &rest, &mut vec![false; players.len()], &mut pairs, &mut search) {
                 return Some(SwissPairing {
                     pairs: pairs.into_iter().map(|(r, b)| (players[r].id, players[b].id)).collect(),
                     bye: bye.map(|i| players[i].id),
@@ -677,20 +681,79 @@ fn a_gets_red(a: &SwissPlayer, b: &SwissPlayer) -> bool {
     }
 }
 
+/// Settings and budget of one pairing search.
+struct Search {
+    /// Largest |reds − blacks| allowed after the round.
+    limit: i64,
+    /// Forbid the same colour three times running.
+    no_three: bool,
+    /// Nodes left to visit.
+    budget: u64,
+    /// Require the next round to stay pairable.
+    look_ahead: bool,
+    /// This round's bye (index into the players).
+    bye: Option<usize>,
+}
+
+/// Whether a round after this one (`pairs`, `bye`) can be paired without repeats, ignoring
+/// scores and colours.
+fn next_round_pairable(players: &[SwissPlayer], pairs: &[(usize, usize)], bye: Option<usize>) -> bool {
+    let n = players.len();
+    let mut met: Vec<Vec<bool>> =
+        players.iter().map(|p| players.iter().map(|q| p.opponents.contains(&q.id)).collect()).collect();
+    for &(a, b) in pairs {
+        met[a][b] = true;
+        met[b][a] = true;
+    }
+    let candidates: Vec<Option<usize>> = if n % 2 == 1 {
+        (0..n).filter(|&i| !players[i].had_bye && Some(i) != bye).map(Some).collect()
+    } else {
+        vec![None]
+    };
+    fn matchable(met: &[Vec<bool>], used: &mut [bool], budget: &mut u64) -> bool {
+        let Some(p) = used.iter().position(|&u| !u) else { return true };
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        used[p] = true;
+        for q in 0..used.len() {
+            if !used[q] && !met[p][q] {
+                used[q] = true;
+                if matchable(met, used, budget) {
+                    return true;
+                }
+                used[q] = false;
+            }
+        }
+        used[p] = false;
+        false
+    }
+    let mut budget = 100_000u64;
+    candidates.into_iter().any(|next_bye| {
+        let mut used = vec![false; n];
+        if let Some(b) = next_bye {
+            used[b] = true;
+        }
+        matchable(&met, &mut used, &mut budget)
+    })
+}
+
 fn match_dfs(
     players: &[SwissPlayer],
     order: &[usize],
     used: &mut Vec<bool>,
     pairs: &mut Vec<(usize, usize)>,
-    limit: i64,
-    no_three: bool,
-    budget: &mut u64,
+    search: &mut Search,
 ) -> bool {
-    let Some(pos) = order.iter().position(|&i| !used[i]) else { return true };
-    if *budget == 0 {
+    let Some(pos) = order.iter().position(|&i| !used[i]) else {
+        return !search.look_ahead || next_round_pairable(players, pairs, search.bye);
+    };
+    if search.budget == 0 {
         return false;
     }
-    *budget -= 1;
+    search.budget -= 1;
+    let (limit, no_three) = (search.limit, search.no_three);
     let p = order[pos];
     used[p] = true;
     // Candidates: nearest score first; inside the score group, the Dutch partner (the player
@@ -723,7 +786,7 @@ fn match_dfs(
         let Some(red_for_p) = [p_red, !p_red].into_iter().find(|&c| ok(c)) else { continue };
         used[q] = true;
         pairs.push(if red_for_p { (p, q) } else { (q, p) });
-        if match_dfs(players, order, used, pairs, limit, no_three, budget) {
+        if match_dfs(players, order, used, pairs, search) {
             return true;
         }
         pairs.pop();
