@@ -1,0 +1,20 @@
+//! # xq-eval: match evaluation without a game runner
+//!
+//! * [`stats`]: W/D/L and pentanomial counts, Elo with 95% intervals, normalized Elo, LOS, GSPRT.
+//! * [`record`]: serializable game records (one JSON line per finished game) and the tallies a
+//!   set of records gives.
+//! * [`events`]: event formats (gauntlet, round robin, Swiss, head-to-head SPRT, gate) that issue
+//!   a schedule of games and take their results back.
+//! * [`standings`]: scoring (第14条) and ranking with the rulebook's tie-breaks (第15条).
+//! * [`openings`]: the opening book and the seeded, paired opening order of an event.
+//! * [`pgn`]: a Xiangqi PGN writer and parser.
+//! * [`report`]: a JSON event report and its Markdown summary; [`plot`]: SVG charts.
+
+pub mod events;
+pub mod openings;
+pub mod pgn;
+pub mod plot;
+pub mod record;
+pub mod report;
+pub mod standings;
+pub mod stats;

@@ -1,0 +1,147 @@
+//! Charts as SVG files (plotters' SVG backend, which needs no system fonts): a rating ladder
+//! with error bars, and Elo over training checkpoints.
+
+use plotters::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use thiserror::Error;
+
+/// Why a chart could not be drawn.
+#[derive(Debug, Error)]
+pub enum PlotError {
+    /// Nothing to draw.
+    #[error("nothing to plot")]
+    Empty,
+    /// The backend failed (usually the file could not be written).
+    #[error("cannot draw {path}: {message}")]
+    Draw {
+        /// The output path.
+        path: String,
+        /// The backend's message.
+        message: String,
+    },
+}
+
+/// A rating with its 95% interval, for one player or one checkpoint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RatedPoint {
+    /// Player name or checkpoint label.
+    pub label: String,
+    /// Position on the x axis (checkpoint step; ignored by the ladder).
+    pub x: f64,
+    /// Elo.
+    pub elo: f64,
+    /// Lower end of the 95% interval.
+    pub lower: f64,
+    /// Upper end of the 95% interval.
+    pub upper: f64,
+}
+
+/// Infinite ratings (a 100% or 0% score) are drawn at this distance beyond the finite range.
+const CLAMP_MARGIN: f64 = 100.0;
+
+/// Replaces infinities by the finite range ± a margin so every point can be drawn.
+fn clamp(points: &[RatedPoint]) -> Vec<RatedPoint> {
+    let finite: Vec<f64> =
+        points.iter().flat_map(|p| [p.elo, p.lower, p.upper]).filter(|v| v.is_finite()).collect();
+    let lo = finite.iter().copied().fold(0.0, f64::min) - CLAMP_MARGIN;
+    let hi = finite.iter().copied().fold(0.0, f64::max) + CLAMP_MARGIN;
+    let c = |v: f64| if v.is_nan() { 0.0 } else { v.clamp(lo, hi) };
+    points
+        .iter()
+        .map(|p| RatedPoint { elo: c(p.elo), lower: c(p.lower), upper: c(p.upper), ..p.clone() })
+        .collect()
+}
+
+fn y_range(points: &[RatedPoint]) -> (f64, f64) {
+    let lo = points.iter().map(|p| p.lower.min(p.elo)).fold(f64::INFINITY, f64::min);
+    let hi = points.iter().map(|p| p.upper.max(p.elo)).fold(f64::NEG_INFINITY, f64::max);
+    let pad = ((hi - lo) * 0.1).max(10.0);
+    (lo - pad, hi + pad)
+}
+
+fn draw_error<E: std::fmt::Debug>(path: &Path) -> impl Fn(E) -> PlotError + '_ {
+    move |e| PlotError::Draw { path: path.display().to_string(), message: format!("{e:?}") }
+}
+
+/// Draws players from strongest to weakest (left to right) with their 95% intervals.
+pub fn rating_ladder_svg(points: &[RatedPoint], title: &str, path: &Path) -> Result<(), PlotError> {
+    if points.is_empty() {
+        return Err(PlotError::Empty);
+    }
+    let mut sorted = clamp(points);
+    sorted.sort_by(|a, b| b.elo.total_cmp(&a.elo));
+    let (y0, y1) = y_range(&sorted);
+    let n = sorted.len();
+    let width = (160 + 90 * n as u32).max(640);
+    let err = draw_error(path);
+    let root = SVGBackend::new(path, (width, 480)).into_drawing_area();
+    root.fill(&WHITE).map_err(&err)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(16)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), y0..y1)
+        .map_err(&err)?;
+    let labels: Vec<String> = sorted.iter().map(|p| p.label.clone()).collect();
+    chart
+        .configure_mesh()
+        .x_labels(n)
+        .x_label_formatter(&|x| {
+            let i = x.round();
+            if (x - i).abs() < 1e-6 && i >= 0.0 {
+                labels.get(i as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        })
+        .y_desc("Elo (95% interval)")
+        .draw()
+        .map_err(&err)?;
+    chart
+        .draw_series(
+            sorted
+                .iter()
+                .enumerate()
+                .map(|(i, p)| ErrorBar::new_vertical(i as f64, p.lower, p.elo, p.upper, BLUE.filled(), 12)),
+        )
+        .map_err(&err)?;
+    chart
+        .draw_series(sorted.iter().enumerate().map(|(i, p)| Circle::new((i as f64, p.elo), 4, BLUE.filled())))
+        .map_err(&err)?;
+    root.present().map_err(&err)?;
+    Ok(())
+}
+
+/// Draws Elo against checkpoint step (x) with 95% error bars, joined by a line.
+pub fn elo_progress_svg(points: &[RatedPoint], title: &str, path: &Path) -> Result<(), PlotError> {
+    if points.is_empty() {
+        return Err(PlotError::Empty);
+    }
+    let mut sorted = clamp(points);
+    sorted.sort_by(|a, b| a.x.total_cmp(&b.x));
+    let (y0, y1) = y_range(&sorted);
+    let (x0, x1) = (sorted[0].x, sorted[sorted.len() - 1].x);
+    let xpad = ((x1 - x0) * 0.05).max(0.5);
+    let err = draw_error(path);
+    let root = SVGBackend::new(path, (800, 480)).into_drawing_area();
+    root.fill(&WHITE).map_err(&err)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(16)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d((x0 - xpad)..(x1 + xpad), y0..y1)
+        .map_err(&err)?;
+    chart.configure_mesh().x_desc("checkpoint (step)").y_desc("Elo (95% interval)").draw().map_err(&err)?;
+    chart.draw_series(LineSeries::new(sorted.iter().map(|p| (p.x, p.elo)), RED)).map_err(&err)?;
+    chart
+        .draw_series(
+            sorted.iter().map(|p| ErrorBar::new_vertical(p.x, p.lower, p.elo, p.upper, RED.filled(), 10)),
+        )
+        .map_err(&err)?;
+    chart.draw_series(sorted.iter().map(|p| Circle::new((p.x, p.elo), 3, RED.filled()))).map_err(&err)?;
+    root.present().map_err(&err)?;
+    Ok(())
+}

@@ -1,0 +1,209 @@
+//! The JSON report of an event and its Markdown summary.
+
+use crate::events::{Event, Format, GateVerdict};
+use crate::plot::RatedPoint;
+use crate::record::{pair_tallies, player_tallies};
+use crate::standings::Standing;
+use crate::stats::{ColourSplit, EloEstimate, Pentanomial, SprtResult};
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+
+/// One player's results against the whole field.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlayerReport {
+    /// Player name.
+    pub name: String,
+    /// W/D/L overall and by colour.
+    pub games: ColourSplit,
+    /// Performance against the field (trinomial Elo of its overall score), if it played.
+    pub performance: Option<EloEstimate>,
+}
+
+/// Results between two players, from the first one's point of view.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairReport {
+    /// First player (lower index).
+    pub a: String,
+    /// Second player.
+    pub b: String,
+    /// The first player's W/D/L overall and by its colour.
+    pub games: ColourSplit,
+    /// Pentanomial counts of complete game pairs.
+    pub pentanomial: Pentanomial,
+    /// Elo, nElo, LOS with trinomial variance.
+    pub trinomial_estimate: Option<EloEstimate>,
+    /// Elo, nElo, LOS with pentanomial variance (when there are complete pairs).
+    pub pentanomial_estimate: Option<EloEstimate>,
+}
+
+/// A standings line with the player's name.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NamedStanding {
+    /// Player name.
+    pub name: String,
+    /// The standing.
+    #[serde(flatten)]
+    pub standing: Standing,
+}
+
+/// Everything an event's results say, ready for `serde_json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EventReport {
+    /// Event name.
+    pub name: String,
+    /// The format.
+    pub format: Format,
+    /// Games finished.
+    pub games: usize,
+    /// Whether the event is over.
+    pub finished: bool,
+    /// Standings in rank order.
+    pub standings: Vec<NamedStanding>,
+    /// Per player, in player order.
+    pub players: Vec<PlayerReport>,
+    /// Per pair of players that met.
+    pub pairs: Vec<PairReport>,
+    /// The SPRT state (SPRT events).
+    pub sprt: Option<SprtResult>,
+    /// The gate verdict (gates).
+    pub gate: Option<GateVerdict>,
+    /// Why a Swiss event ended early, if it did.
+    pub pairing_error: Option<String>,
+}
+
+impl EventReport {
+    /// Builds the report from an event's current results.
+    pub fn from_event(event: &Event) -> EventReport {
+        let config = event.config();
+        let names = &config.players;
+        let name = |i: usize| names.get(i).cloned().unwrap_or_else(|| format!("#{i}"));
+        let records = event.records();
+        let standings = event
+            .standings()
+            .into_iter()
+            .map(|standing| NamedStanding { name: name(standing.player), standing })
+            .collect();
+        let players = player_tallies(&records, names.len())
+            .into_iter()
+            .enumerate()
+            .map(|(i, games)| PlayerReport { name: name(i), games, performance: games.total.estimate().ok() })
+            .collect();
+        let pairs = pair_tallies(&records)
+            .into_iter()
+            .map(|((a, b), t)| PairReport {
+                a: name(a),
+                b: name(b),
+                games: t.games,
+                pentanomial: t.pentanomial,
+                trinomial_estimate: t.games.total.estimate().ok(),
+                pentanomial_estimate: t.pentanomial.estimate().ok(),
+            })
+            .collect();
+        EventReport {
+            name: config.name.clone(),
+            format: config.format.clone(),
+            games: records.len(),
+            finished: event.is_finished(),
+            standings,
+            players,
+            pairs,
+            sprt: event.sprt_result(),
+            gate: event.gate_verdict(),
+            pairing_error: event.pairing_error().map(ToString::to_string),
+        }
+    }
+
+    /// The rating ladder: each player's performance against the field with its interval.
+    pub fn ladder(&self) -> Vec<RatedPoint> {
+        self.players
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| {
+                p.performance.map(|e| RatedPoint {
+                    label: p.name.clone(),
+                    x: i as f64,
+                    elo: e.elo.value,
+                    lower: e.elo.lower,
+                    upper: e.elo.upper,
+                })
+            })
+            .collect()
+    }
+
+    /// A Markdown summary: standings, pair statistics and the SPRT or gate verdict.
+    pub fn to_markdown(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "# {}\n", self.name);
+        let state = if self.finished { "finished" } else { "in progress" };
+        let _ = writeln!(out, "{} games, {state}.\n", self.games);
+        out.push_str("| Rank | Player | Points | Games | W | D | L | 小分 (SB) | 对手分 (Opp) | Direct | Violations |\n");
+        out.push_str("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for s in &self.standings {
+            let t = &s.standing;
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                t.rank,
+                escape(&s.name),
+                t.points,
+                t.games,
+                t.wins,
+                t.draws,
+                t.losses,
+                t.sonneborn_berger,
+                t.opponents_points,
+                t.direct,
+                t.violations
+            );
+        }
+        if !self.pairs.is_empty() {
+            out.push_str(
+                "\n| Pair | W-D-L | Red W-D-L | Pentanomial [LL..WW] | Elo ± 95% | nElo ± 95% | LOS |\n",
+            );
+            out.push_str("|---|---|---|---|---:|---:|---:|\n");
+            for p in &self.pairs {
+                let g = &p.games;
+                let est = p.pentanomial_estimate.or(p.trinomial_estimate);
+                let (elo, nelo, los) = est.map_or(("–".into(), "–".into(), "–".into()), |e| {
+                    (
+                        format!("{:.1} ± {:.1}", e.elo.value, e.elo.half_width()),
+                        format!("{:.1} ± {:.1}", e.nelo.value, e.nelo.half_width()),
+                        format!("{:.1}%", 100.0 * e.los),
+                    )
+                });
+                let _ = writeln!(
+                    out,
+                    "| {} vs {} | {}-{}-{} | {}-{}-{} | {:?} | {elo} | {nelo} | {los} |",
+                    escape(&p.a),
+                    escape(&p.b),
+                    g.total.wins,
+                    g.total.draws,
+                    g.total.losses,
+                    g.as_red.wins,
+                    g.as_red.draws,
+                    g.as_red.losses,
+                    p.pentanomial.counts
+                );
+            }
+        }
+        if let Some(s) = &self.sprt {
+            let _ = writeln!(
+                out,
+                "\nSPRT: LLR {:.3} in [{:.3}, {:.3}] → {:?}",
+                s.llr, s.lower_bound, s.upper_bound, s.state
+            );
+        }
+        if let Some(g) = &self.gate {
+            let _ = writeln!(out, "\nGate: {g:?}");
+        }
+        if let Some(e) = &self.pairing_error {
+            let _ = writeln!(out, "\nEnded early: {e}");
+        }
+        out
+    }
+}
+
+/// Keeps a name from breaking the Markdown table.
+fn escape(s: &str) -> String {
+    s.replace('|', "\\|")
+}

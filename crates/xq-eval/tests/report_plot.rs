@@ -1,0 +1,114 @@
+//! Reports (JSON and Markdown) and SVG charts from a finished event.
+
+use xq_eval::events::{Event, EventConfig, Format};
+use xq_eval::plot::{RatedPoint, elo_progress_svg, rating_ladder_svg};
+use xq_eval::record::GameScore;
+use xq_eval::report::EventReport;
+use xq_eval::stats::SprtConfig;
+
+fn finished_round_robin() -> Event {
+    let config = EventConfig {
+        name: "ladder".into(),
+        players: vec!["strong".into(), "middle".into(), "weak|pipe".into()],
+        format: Format::RoundRobin { cycles: 2 },
+        openings: 5,
+        seed: 3,
+    };
+    let mut event = Event::new(config).unwrap();
+    loop {
+        let batch = event.next_games(100);
+        if batch.is_empty() {
+            break;
+        }
+        for g in batch {
+            // The lower index wins as red and draws as black.
+            let result = if g.red < g.black { GameScore::RedWins } else { GameScore::Draw };
+            event.record(g.finish(result)).unwrap();
+        }
+    }
+    event
+}
+
+#[test]
+fn report_json_round_trips_and_markdown_has_the_table() {
+    let event = finished_round_robin();
+    let report = EventReport::from_event(&event);
+    assert!(report.finished);
+    assert_eq!(report.games, 12);
+    assert_eq!(report.standings[0].name, "strong");
+    assert_eq!(report.standings[0].standing.points, 6.0);
+    assert_eq!(report.pairs.len(), 3);
+    // strong vs middle: 2 pairs, each a win (as red) and a draw (as black): 1½ points.
+    assert_eq!(report.pairs[0].pentanomial.counts, [0, 0, 0, 2, 0]);
+    let json = serde_json::to_string_pretty(&report).unwrap();
+    let back: EventReport = serde_json::from_str(&json).unwrap();
+    // serde_json's default float parsing may differ in the last bit: compare with a tolerance.
+    assert_eq!(back.standings, report.standings);
+    assert_eq!(back.players.len(), report.players.len());
+    for (b, r) in back.pairs.iter().zip(&report.pairs) {
+        assert_eq!((&b.a, &b.b, b.games, b.pentanomial), (&r.a, &r.b, r.games, r.pentanomial));
+        let (eb, er) = (b.pentanomial_estimate.unwrap(), r.pentanomial_estimate.unwrap());
+        assert!((eb.elo.value - er.elo.value).abs() < 1e-9 && (eb.los - er.los).abs() < 1e-12);
+    }
+    let md = report.to_markdown();
+    assert!(md.contains("| 1 | strong | 6 |"), "{md}");
+    assert!(md.contains("weak\\|pipe"), "{md}");
+    assert!(md.contains("strong vs middle"), "{md}");
+}
+
+#[test]
+fn sprt_report_has_state() {
+    let config = EventConfig {
+        name: "sprt".into(),
+        players: vec!["new".into(), "base".into()],
+        format: Format::Sprt { sprt: SprtConfig::normalized(0.0, 5.0, 0.05, 0.05), max_pairs: 4 },
+        openings: 0,
+        seed: 0,
+    };
+    let mut event = Event::new(config).unwrap();
+    for (i, g) in event.next_games(8).into_iter().enumerate() {
+        let r = if i % 3 == 0 { GameScore::RedWins } else { GameScore::Draw };
+        event.record(g.finish(r)).unwrap();
+    }
+    let report = EventReport::from_event(&event);
+    assert!(report.sprt.is_some());
+    assert!(report.to_markdown().contains("SPRT: LLR"));
+}
+
+fn assert_svg(path: &std::path::Path, must_contain: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(
+        text.starts_with("<svg") || text.starts_with("<?xml"),
+        "not SVG: {}",
+        &text[..text.len().min(80)]
+    );
+    assert!(text.trim_end().ends_with("</svg>"));
+    assert!(text.contains(must_contain), "missing {must_contain:?}");
+}
+
+#[test]
+fn charts_are_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = EventReport::from_event(&finished_round_robin());
+    let ladder = report.ladder();
+    assert_eq!(ladder.len(), 3);
+    let path = dir.path().join("ladder.svg");
+    rating_ladder_svg(&ladder, "Rating ladder", &path).unwrap();
+    assert_svg(&path, "Rating ladder");
+
+    let progress: Vec<RatedPoint> = (0..6)
+        .map(|i| RatedPoint {
+            label: format!("gen-{i}"),
+            x: 1000.0 * i as f64,
+            elo: 40.0 * i as f64,
+            lower: 40.0 * i as f64 - 25.0,
+            upper: if i == 5 { f64::INFINITY } else { 40.0 * i as f64 + 25.0 },
+        })
+        .collect();
+    let path = dir.path().join("progress.svg");
+    elo_progress_svg(&progress, "Elo over checkpoints", &path).unwrap();
+    assert_svg(&path, "Elo over checkpoints");
+
+    assert!(elo_progress_svg(&[], "x", &path).is_err());
+    assert!(rating_ladder_svg(&ladder, "x", &dir.path().join("missing/dir/x.svg")).is_err());
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Reference values for crates/xq-eval/src/stats.rs, computed independently with the Python
+standard library (math.erf, math.log10) from the formulas of fastchess (elo_wdl.cpp,
+elo_pentanomial.cpp, sprt.cpp) and Fishtest (stat_util.py: MLE_expected / LLR_logistic).
+Run once: `python3 scripts/eval_stats_reference.py`; its output is pasted into
+crates/xq-eval/tests/stats_reference.rs."""
+import math
+
+Z = 1.959963984540054
+NELO = 800 / math.log(10)
+
+
+def elo(s):
+    return -400 * math.log10(1 / s - 1)
+
+
+def phi(x):
+    return 0.5 * (1 + math.erf(x / math.sqrt(2)))
+
+
+def trinomial(w, d, l):
+    n = w + d + l
+    s = (w + d / 2) / n
+    var = (w * (1 - s) ** 2 + d * (0.5 - s) ** 2 + l * s ** 2) / n
+    se = math.sqrt(var / n)
+    return dict(score=s, elo=elo(s), elo_lo=elo(s - Z * se), elo_hi=elo(s + Z * se),
+                nelo=(s - 0.5) / math.sqrt(var) * NELO,
+                los=0.5 * (1 + math.erf((w - l) / math.sqrt(2 * (w + l)))))
+
+
+A = [0, 0.25, 0.5, 0.75, 1]
+
+
+def penta(c):
+    n = sum(c)
+    f = [x / n for x in c]
+    s = sum(fi * a for fi, a in zip(f, A))
+    var = sum(fi * (a - s) ** 2 for fi, a in zip(f, A))
+    se = math.sqrt(var / n)
+    return dict(score=s, elo=elo(s), elo_lo=elo(s - Z * se), elo_hi=elo(s + Z * se),
+                nelo=(s - 0.5) / math.sqrt(2 * var) * NELO,
+                nelo_lo=(s - Z * se - 0.5) / math.sqrt(2 * var) * NELO,
+                los=phi((s - 0.5) / se)), s, var, n
+
+
+def mle(f, t):
+    # Newton on lambda for sum f_i d_i / (1 + lambda d_i) = 0 (a different solver from the Rust
+    # bisection), starting at 0.
+    d = [a - t for a in A]
+    lam = 0.0
+    for _ in range(100):
+        g = sum(fi * di / (1 + lam * di) for fi, di in zip(f, d))
+        dg = -sum(fi * di * di / (1 + lam * di) ** 2 for fi, di in zip(f, d))
+        step = g / dg
+        new = lam - step
+        # stay in the domain 1 + lambda d_i > 0
+        while any(1 + new * di <= 0 for di in d):
+            step /= 2
+            new = lam - step
+        lam = new
+    return [fi / (1 + lam * di) for fi, di in zip(f, d)]
+
+
+def sprt(c, elo0, elo1, model, exact):
+    _, s, var, n = penta(c)
+    if model == "normalized":
+        sg = math.sqrt(2 * var)
+        s0, s1 = 0.5 + elo0 / NELO * sg, 0.5 + elo1 / NELO * sg
+    else:
+        s0, s1 = 1 / (1 + 10 ** (-elo0 / 400)), 1 / (1 + 10 ** (-elo1 / 400))
+    if not exact:
+        return n * (s1 - s0) * (2 * s - s0 - s1) / (2 * var)
+    r = [x if x > 0 else 1e-3 for x in c]
+    nn = sum(r)
+    f = [x / nn for x in r]
+    p0, p1 = mle(f, s0), mle(f, s1)
+    return nn * sum(fi * math.log(b / a) for fi, a, b in zip(f, p0, p1))
+
+
+for wdl in [(30, 40, 10), (100, 250, 80), (7, 3, 0)]:
+    print("trinomial", wdl, trinomial(*wdl))
+for c in [[10, 50, 100, 60, 15], [1023, 4990, 9211, 5183, 1193], [3, 20, 50, 30, 7]]:
+    print("pentanomial", c, penta(c)[0])
+    for model, e0, e1 in [("normalized", 0, 2), ("normalized", 0, 5), ("logistic", 0, 5)]:
+        print("  sprt", model, e0, e1, "approx", repr(sprt(c, e0, e1, model, False)),
+              "exact", repr(sprt(c, e0, e1, model, True)))
