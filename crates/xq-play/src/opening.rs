@@ -97,37 +97,32 @@ impl Opening {
         })
     }
 
-    /// `count` openings of `plies` random legal moves each from the start position, drawn from
-    /// `seed`, named `random-<seed>-<i>`. Useful to vary games between deterministic players.
-    /// Draws that would end the game are redrawn.
+    /// `count` openings of up to `plies` random legal moves each from the start position,
+    /// drawn from `seed`, named `random-<seed>-<i>`. Useful to vary games between deterministic
+    /// players. A drawn move that would end the game is taken back and the opening stops there.
     pub fn random_set(count: usize, plies: usize, seed: u64) -> Vec<Opening> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut out = Vec::with_capacity(count);
-        while out.len() < count {
-            let mut game = Game::new(Position::startpos(), GameRules::default());
-            for _ in 0..plies {
-                let moves = game.position().legal_moves();
-                let mv = moves[rng.random_range(0..moves.len())];
-                game.play_unchecked(mv);
-                if game.outcome().is_some() {
-                    break;
+        (0..count)
+            .map(|index| {
+                let mut game = Game::new(Position::startpos(), GameRules::default());
+                for _ in 0..plies {
+                    let moves = game.position().legal_moves();
+                    game.play_unchecked(moves[rng.random_range(0..moves.len())]);
+                    if game.outcome().is_some() {
+                        game.undo();
+                        break;
+                    }
                 }
-            }
-            if game.outcome().is_some() {
-                continue;
-            }
-            let start = *game.start();
-            let moves = game.moves().to_vec();
-            out.push(Opening {
-                name: format!("random-{seed}-{}", out.len()),
-                fen: START_FEN.to_string(),
-                start,
-                halfmove_clock: 0,
-                fullmove_number: 1,
-                moves,
-            });
-        }
-        out
+                Opening {
+                    name: format!("random-{seed}-{index}"),
+                    fen: START_FEN.to_string(),
+                    start: *game.start(),
+                    halfmove_clock: 0,
+                    fullmove_number: 1,
+                    moves: game.moves().to_vec(),
+                }
+            })
+            .collect()
     }
 
     /// The opening's name.
