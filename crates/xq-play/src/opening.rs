@@ -61,7 +61,14 @@ pub struct Opening {
 impl Opening {
     /// The standard start position with no moves, named `startpos`.
     pub fn startpos() -> Opening {
-        Opening::new("startpos", START_FEN, &[]).expect("the start position is a valid opening")
+        Opening {
+            name: "startpos".to_string(),
+            fen: START_FEN.to_string(),
+            start: Position::startpos(),
+            halfmove_clock: 0,
+            fullmove_number: 1,
+            moves: Vec::new(),
+        }
     }
 
     /// An opening from a FEN and moves in any notation xq-core parses (ICCS, …). The moves
@@ -163,6 +170,11 @@ mod tests {
         assert!(matches!(Opening::new("x", mated, &[]), Err(OpeningError::Finished { .. })));
         let o = Opening::new("clocks", "3k5/9/9/9/9/9/9/9/9/R3K4 w - - 7 12", &["a0a1"]).unwrap();
         assert!(o.game(GameRules::default()).fen().ends_with("b - - 8 12"));
+    }
+
+    #[test]
+    fn startpos_is_the_start() {
+        assert_eq!(Opening::startpos(), Opening::new("startpos", START_FEN, &[]).unwrap());
     }
 
     #[test]
