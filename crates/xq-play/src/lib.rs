@@ -10,6 +10,14 @@
 //! - External engines in subprocesses: [`Engine`] speaking UCI (Pikafish, Fairy-Stockfish)
 //!   or UCCI (ElephantEye).
 //!
+//! ## A tree-search player
+//! An MCTS player fits the same trait: [`Player::new_game`] hands it a per-game seed (noise,
+//! temperature), [`Player::choose_move`] the whole game (for the 棋例 history and for tree reuse
+//! after the opponent's reply, `game.moves()`) and [`SearchLimits::visits`]; it reports
+//! [`Score::Value`] and the visit distribution in [`MoveChoice::policy`], which the record
+//! keeps per move ([`MoveInfo::policy`]) as training targets. Games that share one batched
+//! evaluator run on [`run_parallel`]'s threads, as many as the batch should hold.
+//!
 //! ```
 //! use xq_core::{GameRules, Termination};
 //! use xq_play::{AlphaBetaPlayer, GameOptions, Opening, RandomPlayer, SearchLimits, play_game};

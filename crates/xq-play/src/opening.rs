@@ -61,7 +61,14 @@ pub struct Opening {
 impl Opening {
     /// The standard start position with no moves, named `startpos`.
     pub fn startpos() -> Opening {
-        Opening::new("startpos", START_FEN, &[]).expect("the start position is a valid opening")
+        Opening {
+            name: "startpos".to_string(),
+            fen: START_FEN.to_string(),
+            start: Position::startpos(),
+            halfmove_clock: 0,
+            fullmove_number: 1,
+            moves: Vec::new(),
+        }
     }
 
     /// An opening from a FEN and moves in any notation xq-core parses (ICCS, …). The moves
@@ -97,37 +104,32 @@ impl Opening {
         })
     }
 
-    /// `count` openings of `plies` random legal moves each from the start position, drawn from
-    /// `seed`, named `random-<seed>-<i>`. Useful to vary games between deterministic players.
-    /// Draws that would end the game are redrawn.
+    /// `count` openings of up to `plies` random legal moves each from the start position,
+    /// drawn from `seed`, named `random-<seed>-<i>`. Useful to vary games between deterministic
+    /// players. A drawn move that would end the game is taken back and the opening stops there.
     pub fn random_set(count: usize, plies: usize, seed: u64) -> Vec<Opening> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut out = Vec::with_capacity(count);
-        while out.len() < count {
-            let mut game = Game::new(Position::startpos(), GameRules::default());
-            for _ in 0..plies {
-                let moves = game.position().legal_moves();
-                let mv = moves[rng.random_range(0..moves.len())];
-                game.play_unchecked(mv);
-                if game.outcome().is_some() {
-                    break;
+        (0..count)
+            .map(|index| {
+                let mut game = Game::new(Position::startpos(), GameRules::default());
+                for _ in 0..plies {
+                    let moves = game.position().legal_moves();
+                    game.play_unchecked(moves[rng.random_range(0..moves.len())]);
+                    if game.outcome().is_some() {
+                        game.undo();
+                        break;
+                    }
                 }
-            }
-            if game.outcome().is_some() {
-                continue;
-            }
-            let start = *game.start();
-            let moves = game.moves().to_vec();
-            out.push(Opening {
-                name: format!("random-{seed}-{}", out.len()),
-                fen: START_FEN.to_string(),
-                start,
-                halfmove_clock: 0,
-                fullmove_number: 1,
-                moves,
-            });
-        }
-        out
+                Opening {
+                    name: format!("random-{seed}-{index}"),
+                    fen: START_FEN.to_string(),
+                    start: *game.start(),
+                    halfmove_clock: 0,
+                    fullmove_number: 1,
+                    moves: game.moves().to_vec(),
+                }
+            })
+            .collect()
     }
 
     /// The opening's name.
@@ -168,6 +170,11 @@ mod tests {
         assert!(matches!(Opening::new("x", mated, &[]), Err(OpeningError::Finished { .. })));
         let o = Opening::new("clocks", "3k5/9/9/9/9/9/9/9/9/R3K4 w - - 7 12", &["a0a1"]).unwrap();
         assert!(o.game(GameRules::default()).fen().ends_with("b - - 8 12"));
+    }
+
+    #[test]
+    fn startpos_is_the_start() {
+        assert_eq!(Opening::startpos(), Opening::new("startpos", START_FEN, &[]).unwrap());
     }
 
     #[test]

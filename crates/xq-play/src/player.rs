@@ -91,7 +91,7 @@ impl fmt::Display for Score {
 }
 
 /// A player's answer: the move and what it knows about it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MoveChoice {
     /// The move (checked by the runner, never trusted).
     pub mv: Move,
@@ -103,16 +103,19 @@ pub struct MoveChoice {
     pub nodes: Option<u64>,
     /// Tree-search visits.
     pub visits: Option<u32>,
+    /// The search's distribution over moves (for a tree search, each root move's share of the
+    /// visits), kept in the record as a training target; empty when the player has none.
+    pub policy: Vec<(Move, f32)>,
 }
 
 impl MoveChoice {
     /// A bare move with no search information.
     pub const fn new(mv: Move) -> MoveChoice {
-        MoveChoice { mv, score: None, depth: None, nodes: None, visits: None }
+        MoveChoice { mv, score: None, depth: None, nodes: None, visits: None, policy: Vec::new() }
     }
 
     /// The same choice with a score.
-    pub const fn with_score(mut self, score: Score) -> MoveChoice {
+    pub fn with_score(mut self, score: Score) -> MoveChoice {
         self.score = Some(score);
         self
     }

@@ -82,7 +82,7 @@ impl GameOptions {
 }
 
 /// What a player reported with one of its moves.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MoveInfo {
     /// Evaluation for the side that moved.
     pub score: Option<Score>,
@@ -92,6 +92,8 @@ pub struct MoveInfo {
     pub nodes: Option<u64>,
     /// Tree-search visits.
     pub visits: Option<u32>,
+    /// The search's distribution over moves, when the player reports one.
+    pub policy: Vec<(Move, f32)>,
     /// Wall time the player took.
     pub time: Duration,
 }
@@ -291,6 +293,7 @@ pub fn play_game(
                 depth: choice.depth,
                 nodes: choice.nodes,
                 visits: choice.visits,
+                policy: choice.policy,
                 time,
             }));
         }
@@ -319,8 +322,8 @@ fn recent_scores(info: &[Option<MoveInfo>], plies: usize) -> Option<impl Iterato
         return None;
     }
     let recent = &info[info.len() - plies..];
-    if recent.iter().all(|i| i.is_some_and(|i| i.score.is_some())) {
-        Some(recent.iter().rev().filter_map(|i| i.and_then(|i| i.score)).map(Score::centipawns))
+    if recent.iter().all(|i| i.as_ref().is_some_and(|i| i.score.is_some())) {
+        Some(recent.iter().rev().filter_map(|i| i.as_ref().and_then(|i| i.score)).map(Score::centipawns))
     } else {
         None
     }

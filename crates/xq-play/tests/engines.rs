@@ -39,7 +39,7 @@ fn uci_game_completes() {
     let r = engine_game(&mut engine);
     assert_eq!(r.outcome.reason, Termination::MaxLength, "{:?}", r.note);
     assert_eq!(r.plies(), 30);
-    let info = r.info[0].unwrap();
+    let info = r.info[0].clone().unwrap();
     assert_eq!((info.depth, info.score), (Some(1), Some(Score::Centipawns(12))));
     // The engine played the first legal move every time.
     let game = r.replay().unwrap();
@@ -56,7 +56,7 @@ fn ucci_and_shifted_ranks_work() {
     assert_eq!(engine.name(), "eleeye");
     let r = engine_game(&mut engine);
     assert_eq!(r.outcome.reason, Termination::MaxLength, "{:?}", r.note);
-    assert_eq!(r.info[0].unwrap().score, Some(Score::Centipawns(12)));
+    assert_eq!(r.info[0].as_ref().unwrap().score, Some(Score::Centipawns(12)));
 
     let mut config = fake(Protocol::Uci, "first");
     config.args.extend(["--rank-offset".into(), "1".into()]);

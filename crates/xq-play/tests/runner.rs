@@ -67,6 +67,9 @@ impl Player for Scripted {
         }
         let mut choice = MoveChoice::new(first);
         choice.score = self.score;
+        if self.score.is_some() {
+            choice.policy = vec![(first, 1.0)];
+        }
         Ok(choice)
     }
 }
@@ -202,6 +205,9 @@ fn draw_adjudication_waits_for_its_start() {
         (r.outcome.result, r.outcome.reason, r.plies()),
         (GameResult::Draw, Termination::DrawAdjudication, 10)
     );
+    // Search reports travel into the record.
+    let info = r.info[3].as_ref().unwrap();
+    assert_eq!((info.score, info.policy.as_slice()), (Some(Score::Value(0.01)), &[(r.moves[3], 1.0)][..]));
 }
 
 #[test]

@@ -228,6 +228,7 @@ impl AlphaBetaPlayer {
             depth: Some(depth),
             nodes: Some(self.nodes),
             visits: None,
+            policy: Vec::new(),
         })
     }
 

@@ -213,7 +213,14 @@ impl Engine {
         }
         let mv = parse_move(&text, offset)
             .ok_or_else(|| PlayerError::Protocol(format!("unparsable bestmove {text:?}")))?;
-        Ok(MoveChoice { mv, score: info.score, depth: info.depth, nodes: info.nodes, visits: None })
+        Ok(MoveChoice {
+            mv,
+            score: info.score,
+            depth: info.depth,
+            nodes: info.nodes,
+            visits: None,
+            policy: Vec::new(),
+        })
     }
 }
 
