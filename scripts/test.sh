@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The project's test command: sets up what the tests need (a Python virtual environment with
-# pyffish for the differential move-generator test), then runs every test in release mode.
+# pyffish for the differential move-generator test and pyarrow for the Parquet interop test),
+# then runs every test in release mode.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-python.sh

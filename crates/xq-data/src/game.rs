@@ -1,0 +1,234 @@
+//! The `games` table: one row per finished game.
+
+use crate::codec::{
+    color_from_name, move_from_iccs, result_from_pgn, rule_set_from_name, termination_from_name,
+};
+use crate::table::{CodecError, Table, arc, bad, column, list_field, list_item, no_nulls, private::Codec};
+use arrow_array::builder::{ListBuilder, StringBuilder, UInt32Builder, UInt64Builder};
+use arrow_array::{Array, ListArray, RecordBatch, StringArray, UInt64Array};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use std::sync::{Arc, LazyLock};
+use xq_core::{Color, GameResult, Move, RuleSet, Termination};
+
+/// The schema version of the `games` table this build writes and reads.
+pub const GAMES_SCHEMA_VERSION: u32 = 1;
+
+/// One finished game: its moves, how it started and ended, and who played it. Every field is
+/// one column of the `games` table (`docs/DATA.md`); the `plies` column is written from
+/// `moves.len()`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRecord {
+    /// The game's id (the `game_id` of its samples).
+    pub game_id: u64,
+    /// The moves played, stored as ICCS strings (`h2e2`).
+    pub moves: Vec<Move>,
+    /// The same moves in Chinese notation (炮二平五), rendered by the caller; either empty or
+    /// exactly one entry per move.
+    pub moves_chinese: Vec<String>,
+    /// The opening's name, if the game started from a named opening.
+    pub opening: Option<String>,
+    /// The FEN the game started from.
+    pub start_fen: String,
+    /// The result.
+    pub result: GameResult,
+    /// Why the game ended.
+    pub termination: Termination,
+    /// The rulebook article of the game's end, empty when none applies.
+    pub article: String,
+    /// For repetition verdicts: the side that had to vary.
+    pub must_vary: Option<Color>,
+    /// The repetition rule set the game was judged under.
+    pub rule_set: RuleSet,
+    /// The model (or player) that played red.
+    pub model_red: String,
+    /// The model (or player) that played black; equal to `model_red` in self-play.
+    pub model_black: String,
+    /// The game's seed.
+    pub seed: u64,
+    /// Hash of the configuration that produced the game.
+    pub config_hash: String,
+}
+
+impl GameRecord {
+    /// The number of plies played.
+    pub fn plies(&self) -> usize {
+        self.moves.len()
+    }
+}
+
+static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
+    use DataType::{UInt32, UInt64, Utf8};
+    let required = |name: &str, ty: DataType| Field::new(name, ty, false);
+    Arc::new(Schema::new(vec![
+        required("game_id", UInt64),
+        required("plies", UInt32),
+        list_field("moves_iccs", Utf8),
+        list_field("moves_chinese", Utf8),
+        Field::new("opening", Utf8, true),
+        required("start_fen", Utf8),
+        required("result", Utf8),
+        required("termination", Utf8),
+        required("article", Utf8),
+        Field::new("must_vary", Utf8, true),
+        required("rule_set", Utf8),
+        required("model_red", Utf8),
+        required("model_black", Utf8),
+        required("seed", UInt64),
+        required("config_hash", Utf8),
+    ]))
+});
+
+impl Table for GameRecord {
+    const NAME: &'static str = "games";
+    const SCHEMA_VERSION: u32 = GAMES_SCHEMA_VERSION;
+
+    fn arrow_schema() -> SchemaRef {
+        SCHEMA.clone()
+    }
+}
+
+fn strings(rows: &[GameRecord], f: impl Fn(&GameRecord) -> &str) -> StringArray {
+    let mut b = StringBuilder::with_capacity(rows.len(), rows.iter().map(|r| f(r).len()).sum());
+    for r in rows {
+        b.append_value(f(r));
+    }
+    b.finish()
+}
+
+impl Codec for GameRecord {
+    fn check(r: &GameRecord) -> Result<(), (&'static str, String)> {
+        if !r.moves_chinese.is_empty() && r.moves_chinese.len() != r.moves.len() {
+            let (chinese, moves) = (r.moves_chinese.len(), r.moves.len());
+            return Err((
+                "moves_chinese",
+                format!("{chinese} Chinese moves for {moves} moves (give one per move or none)"),
+            ));
+        }
+        if u32::try_from(r.moves.len()).is_err() {
+            return Err(("plies", format!("{} plies", r.moves.len())));
+        }
+        Ok(())
+    }
+
+    fn to_batch(rows: &[GameRecord]) -> Result<RecordBatch, CodecError> {
+        let n = rows.len();
+        let mut game_id = UInt64Builder::with_capacity(n);
+        let mut plies = UInt32Builder::with_capacity(n);
+        let mut iccs = ListBuilder::new(StringBuilder::new()).with_field(list_item(DataType::Utf8));
+        let mut chinese = ListBuilder::new(StringBuilder::new()).with_field(list_item(DataType::Utf8));
+        let mut opening = StringBuilder::new();
+        let mut must_vary = StringBuilder::new();
+        let mut seed = UInt64Builder::with_capacity(n);
+        for (i, r) in rows.iter().enumerate() {
+            GameRecord::check(r).map_err(|(column, detail)| bad(i, column, detail))?;
+            let ply_count = u32::try_from(r.moves.len()).unwrap_or(u32::MAX);
+            game_id.append_value(r.game_id);
+            plies.append_value(ply_count);
+            for m in &r.moves {
+                iccs.values().append_value(m.iccs());
+            }
+            iccs.append(true);
+            for text in &r.moves_chinese {
+                chinese.values().append_value(text);
+            }
+            chinese.append(true);
+            opening.append_option(r.opening.as_deref());
+            must_vary.append_option(r.must_vary.map(Color::name));
+            seed.append_value(r.seed);
+        }
+        let columns = vec![
+            arc(game_id.finish()),
+            arc(plies.finish()),
+            arc(iccs.finish()),
+            arc(chinese.finish()),
+            arc(opening.finish()),
+            arc(strings(rows, |r| &r.start_fen)),
+            arc(strings(rows, |r| r.result.pgn())),
+            arc(strings(rows, |r| r.termination.name())),
+            arc(strings(rows, |r| &r.article)),
+            arc(must_vary.finish()),
+            arc(strings(rows, |r| r.rule_set.name())),
+            arc(strings(rows, |r| &r.model_red)),
+            arc(strings(rows, |r| &r.model_black)),
+            arc(seed.finish()),
+            arc(strings(rows, |r| &r.config_hash)),
+        ];
+        Ok(RecordBatch::try_new(GameRecord::arrow_schema(), columns)?)
+    }
+
+    fn from_batch(batch: &RecordBatch, first: usize, out: &mut Vec<GameRecord>) -> Result<(), CodecError> {
+        let schema = GameRecord::arrow_schema();
+        for (field, c) in schema.fields().iter().zip(batch.columns()) {
+            if !field.is_nullable() {
+                no_nulls(c.as_ref(), field.name(), first)?;
+            }
+        }
+        let game_id = column::<UInt64Array>(batch, "game_id", first)?;
+        let iccs = column::<ListArray>(batch, "moves_iccs", first)?;
+        let chinese = column::<ListArray>(batch, "moves_chinese", first)?;
+        let opening = column::<StringArray>(batch, "opening", first)?;
+        let start_fen = column::<StringArray>(batch, "start_fen", first)?;
+        let result = column::<StringArray>(batch, "result", first)?;
+        let termination = column::<StringArray>(batch, "termination", first)?;
+        let article = column::<StringArray>(batch, "article", first)?;
+        let must_vary = column::<StringArray>(batch, "must_vary", first)?;
+        let rule_set = column::<StringArray>(batch, "rule_set", first)?;
+        let model_red = column::<StringArray>(batch, "model_red", first)?;
+        let model_black = column::<StringArray>(batch, "model_black", first)?;
+        let seed = column::<UInt64Array>(batch, "seed", first)?;
+        let config_hash = column::<StringArray>(batch, "config_hash", first)?;
+        let list_strings =
+            |list: &ListArray, name: &str, row: usize, i: usize| -> Result<Vec<String>, CodecError> {
+                let values = list.value(i);
+                let values = values
+                    .as_any()
+                    .downcast_ref::<StringArray>()
+                    .ok_or_else(|| bad(row, name, "list items are not strings"))?;
+                no_nulls(values, name, row)?;
+                Ok(values.iter().map(|v| v.unwrap_or_default().to_string()).collect())
+            };
+        for i in 0..batch.num_rows() {
+            let row = first + i;
+            let moves = list_strings(iccs, "moves_iccs", row, i)?
+                .iter()
+                .map(|t| {
+                    move_from_iccs(t)
+                        .ok_or_else(|| bad(row, "moves_iccs", format!("malformed ICCS move {t:?}")))
+                })
+                .collect::<Result<Vec<Move>, _>>()?;
+            let moves_chinese = list_strings(chinese, "moves_chinese", row, i)?;
+            let text = result.value(i);
+            let result = result_from_pgn(text)
+                .ok_or_else(|| bad(row, "result", format!("{text:?} is not 1-0, 0-1 or 1/2-1/2")))?;
+            let text = termination.value(i);
+            let termination = termination_from_name(text)
+                .ok_or_else(|| bad(row, "termination", format!("unknown termination {text:?}")))?;
+            let must_vary = match must_vary.is_null(i) {
+                true => None,
+                false => Some(color_from_name(must_vary.value(i)).ok_or_else(|| {
+                    bad(row, "must_vary", format!("{:?} is not red or black", must_vary.value(i)))
+                })?),
+            };
+            let text = rule_set.value(i);
+            let rule_set = rule_set_from_name(text)
+                .ok_or_else(|| bad(row, "rule_set", format!("unknown rule set {text:?}")))?;
+            out.push(GameRecord {
+                game_id: game_id.value(i),
+                moves,
+                moves_chinese,
+                opening: (!opening.is_null(i)).then(|| opening.value(i).to_string()),
+                start_fen: start_fen.value(i).to_string(),
+                result,
+                termination,
+                article: article.value(i).to_string(),
+                must_vary,
+                rule_set,
+                model_red: model_red.value(i).to_string(),
+                model_black: model_black.value(i).to_string(),
+                seed: seed.value(i),
+                config_hash: config_hash.value(i).to_string(),
+            });
+        }
+        Ok(())
+    }
+}
