@@ -24,8 +24,12 @@ impl SplitMix64 {
 /// Every position of `GAMES` random games (random legal moves until none or `MAX_PLIES`).
 /// Odd games prefer captures, so sparse boards and endgames are covered too.
 fn random_positions() -> Vec<Position> {
+    random_games(GAMES)
+}
+
+fn random_games(games: u64) -> Vec<Position> {
     let mut out = Vec::new();
-    for game in 0..GAMES {
+    for game in 0..games {
         let mut rng = SplitMix64(0xC0FFEE + game);
         let mut pos = Position::startpos();
         out.push(pos);
@@ -120,5 +124,28 @@ fn mirror_has_the_same_perft_and_mirrored_moves() {
             "perft({depth}) of {} and its mirror",
             pos.fen()
         );
+    }
+}
+
+#[test]
+fn legal_moves_equal_pseudo_moves_that_keep_the_king_safe() {
+    // The generator's shortcuts (exposure flags from the king's lines and horse legs) against
+    // the definition: a pseudo-legal move is legal when, after it, the mover's king is not
+    // attacked and the kings do not face each other.
+    for pos in random_games(400) {
+        let mut pseudo = MoveList::new();
+        pos.generate_pseudo(pos.side_to_move(), &mut pseudo);
+        let mut scratch = pos;
+        let by_definition: Vec<Move> = pseudo
+            .iter()
+            .copied()
+            .filter(|&m| {
+                let undo = scratch.make(m);
+                let safe = !scratch.is_king_attacked(pos.side_to_move());
+                scratch.unmake(m, undo);
+                safe
+            })
+            .collect();
+        assert_eq!(pos.legal_moves().to_vec(), by_definition, "{}", pos.fen());
     }
 }
