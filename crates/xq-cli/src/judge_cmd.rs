@@ -37,9 +37,9 @@ fn chinese_or_iccs(_pos: &Position, m: Move) -> String {
 /// recent earlier occurrence. A position occurring for the second time completes a cycle
 /// (the rulebook's cases show each cycle once).
 fn last_cycle(positions: &[Position]) -> Option<(usize, usize)> {
-    (1..positions.len()).rev().find_map(|j| {
-        (0..j).rev().find(|&i| positions[i] == positions[j]).map(|i| (i, j - i))
-    })
+    (1..positions.len())
+        .rev()
+        .find_map(|j| (0..j).rev().find(|&i| positions[i] == positions[j]).map(|i| (i, j - i)))
 }
 
 fn side_name(c: Color) -> &'static str {

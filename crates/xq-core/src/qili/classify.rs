@@ -217,7 +217,12 @@ fn direct_threats(pos: &Position, mover_square: Option<Square>, budget: &mut Bud
                 }
                 match verdict {
                     CaptureVerdict::Unprotected => {
-                        a_grade.insert(m.to());
+                        // Grade A only when no piece guards the target even nominally: a
+                        // falsely protected piece (假根) grades like an insufficiently
+                        // protected one (26.9).
+                        if value(target, m.to()) >= ROOK || !nominally_guarded(pos, m) {
+                            a_grade.insert(m.to());
+                        }
                         plain.insert(m.to());
                     }
                     CaptureVerdict::CheaperAttacker => {
@@ -260,6 +265,16 @@ fn target_trades_off(pos: &Position, capture: Move, budget: &mut Budget) -> bool
     let gain = value(attacker, capture.from())
         - exchange_gain(&them.after(back), capture.from(), MAX_EXCHANGE_CAPTURES, budget);
     gain >= 0
+}
+
+/// Whether, after `capture`, a piece of the victim's side could move onto the square by
+/// the piece rules alone (pins and mate threats ignored): the target is at least
+/// nominally protected.
+fn nominally_guarded(pos: &Position, capture: Move) -> bool {
+    let after = pos.after(capture);
+    let mut moves = MoveList::new();
+    after.generate_pseudo(after.side_to_move(), &mut moves);
+    moves.iter().any(|r| r.to() == capture.to())
 }
 
 /// The pieces the side to move wins after a check, whatever the answer (抽将, 29.1

@@ -154,7 +154,45 @@ pub enum CaptureVerdict {
     WinsExchange,
 }
 
-/// Judges one capture; see [`CaptureVerdict`].
+/// The most the side to move of `pos` wins with one capture anywhere followed by the
+/// exchange on that square (0 when every capture loses or there is none). With
+/// `skip_mating`, captures after which the other side mates with consecutive checks
+/// ([`FALSE_ROOT_MATE_CHECKS`]) do not count (a defender that cannot leave, 假根).
+/// `recaptured` reports whether a counted capture lands on that square.
+pub fn best_capture_gain(
+    pos: &Position,
+    skip_mating: bool,
+    recapture_square: Option<Square>,
+    recaptured: &mut bool,
+    budget: &mut Budget,
+) -> i32 {
+    let me = pos.side_to_move();
+    let mut moves = MoveList::new();
+    pos.generate_pseudo(me, &mut moves);
+    let mut best = 0;
+    for &r in moves.iter() {
+        let Some(victim) = pos.piece_at(r.to()) else { continue };
+        if victim.color == me || !pos.pseudo_move_is_legal(r) || !budget.spend() {
+            continue;
+        }
+        let next = pos.after(r);
+        if skip_mating && mates_by_checks(&next, FALSE_ROOT_MATE_CHECKS, budget) {
+            continue;
+        }
+        if Some(r.to()) == recapture_square {
+            *recaptured = true;
+        }
+        let gain = value(victim, r.to()) - exchange_gain(&next, r.to(), MAX_EXCHANGE_CAPTURES, budget);
+        best = best.max(gain);
+    }
+    best
+}
+
+/// Judges one capture; see [`CaptureVerdict`]. The capture wins when the target's value
+/// exceeds what the victim's side wins back by its best answer anywhere: a recapture, or
+/// taking a piece the capturer stopped guarding or shielding. Threats that stood before
+/// the capture count too, so a capture that leaves another piece hanging is no gain: the
+/// rulebook asks whether the capture itself wins material.
 pub fn judge_capture(pos: &Position, capture: Move, budget: &mut Budget) -> CaptureVerdict {
     let to = capture.to();
     let (Some(attacker), Some(target)) = (pos.piece_at(capture.from()), pos.piece_at(to)) else {
@@ -166,37 +204,22 @@ pub fn judge_capture(pos: &Position, capture: Move, budget: &mut Budget) -> Capt
     if mates_by_checks(&after, REPLY_MATE_CHECKS, budget) {
         return CaptureVerdict::NoGain;
     }
-    // Recaptures that are legal and do not let the capturer mate (false protection, 假根).
-    let mut recaptures = MoveList::new();
-    legal_captures_to(&after, to, &mut recaptures);
-    let mut best_recapture: Option<i32> = None;
-    for &r in recaptures.iter() {
-        let next = after.after(r);
-        if mates_by_checks(&next, FALSE_ROOT_MATE_CHECKS, budget) {
-            continue;
-        }
-        // The capturer's side answers the recapture with the rest of the exchange.
-        let opponent_gain = attacker_value - exchange_gain(&next, to, MAX_EXCHANGE_CAPTURES, budget);
-        best_recapture = Some(best_recapture.map_or(opponent_gain, |b: i32| b.max(opponent_gain)));
+    let mut recaptured = false;
+    let mut answer = best_capture_gain(&after, true, Some(to), &mut recaptured, budget);
+    if !recaptured && hidden_protection(&after, to, budget) {
+        // 暗根: protected by a recapture through check.
+        recaptured = true;
+        answer = answer.max(attacker_value);
     }
-    let Some(opponent_gain) = best_recapture else {
-        if hidden_protection(&after, to, budget) {
-            // 暗根: protected by a recapture through check.
-            return if attacker_value < target_value {
-                CaptureVerdict::CheaperAttacker
-            } else {
-                CaptureVerdict::NoGain
-            };
-        }
-        return CaptureVerdict::Unprotected;
-    };
-    if attacker_value < target_value {
-        return CaptureVerdict::CheaperAttacker;
+    if target_value - answer <= 0 {
+        return CaptureVerdict::NoGain;
     }
-    if target_value - opponent_gain.max(0) > 0 {
-        CaptureVerdict::WinsExchange
+    if !recaptured {
+        CaptureVerdict::Unprotected
+    } else if attacker_value < target_value {
+        CaptureVerdict::CheaperAttacker
     } else {
-        CaptureVerdict::NoGain
+        CaptureVerdict::WinsExchange
     }
 }
 
