@@ -3,7 +3,7 @@
 
 use super::tactics::{
     Budget, CaptureVerdict, MATE_THREAT_CHECKS, MAX_EXCHANGE_CAPTURES, can_capture, exchange_gain,
-    judge_capture, mates_by_checks,
+    judge_capture, mates_by_checks_except,
 };
 use super::values::{ROOK, chaseable, value};
 use super::{MoveClass, RuleSet};
@@ -362,7 +362,11 @@ pub(crate) fn classify(
         // 26.1.2/26.1.3: a king answering a check is idle whatever it attacks.
         return MoveInfo { detail: Detail::Idle(IdleKind::AnswersCheck), ..MoveInfo::plain(MoveClass::Idle) };
     }
-    if mates_by_checks(&again, MATE_THREAT_CHECKS, &mut budget) {
+    // A mate that starts by taking a piece which could first trade itself off against the
+    // moved piece is an exchange offer (兑), not a mate threat: the opponent, to move,
+    // simply exchanges.
+    let trades = |first: Move| first.from() == m.to() && target_trades_off(&again, first, &mut Budget::new());
+    if mates_by_checks_except(&again, MATE_THREAT_CHECKS, &mut budget, trades) {
         return MoveInfo::plain(MoveClass::MateThreat);
     }
     let now = threats(&again, Some(m.to()), &mut budget);

@@ -14,7 +14,7 @@ use crate::types::{Move, Square};
 /// checks of its own (the opponent's replies in between are searched in full). Three checks
 /// cover every mate threat in the rulebook's cases; deeper "mates" are long combinations an
 /// arbiter would not call a threat.
-pub const MATE_THREAT_CHECKS: u32 = 3;
+pub const MATE_THREAT_CHECKS: u32 = 4;
 
 /// 29.4 (a capture that walks into mate is no chase): the opponent, after the capture,
 /// mates with at most this many consecutive checks.
@@ -64,6 +64,16 @@ impl Budget {
 /// Whether the side to move mates with a sequence of at most `checks` consecutive checks
 /// (every move of the mating side checks; the defender may answer anything legal).
 pub fn mates_by_checks(pos: &Position, checks: u32, budget: &mut Budget) -> bool {
+    mates_by_checks_except(pos, checks, budget, |_| false)
+}
+
+/// [`mates_by_checks`] where the first check may not be one of the moves `skip` names.
+pub fn mates_by_checks_except(
+    pos: &Position,
+    checks: u32,
+    budget: &mut Budget,
+    skip: impl Fn(Move) -> bool,
+) -> bool {
     if checks == 0 {
         return false;
     }
@@ -75,7 +85,7 @@ pub fn mates_by_checks(pos: &Position, checks: u32, budget: &mut Budget) -> bool
             return false;
         }
         let next = pos.after(m);
-        if !next.is_king_attacked(me.opponent()) || next.is_king_attacked(me) {
+        if !next.is_king_attacked(me.opponent()) || next.is_king_attacked(me) || skip(m) {
             continue;
         }
         if every_reply_is_mated(&next, checks - 1, budget) {
