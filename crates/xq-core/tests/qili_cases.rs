@@ -14,9 +14,9 @@ use xq_core::{Move, Position, notation::parse_move};
 /// Cases whose every label and both verdicts agree with the book.
 const CASES_FLOOR: usize = 24;
 /// Single move labels that agree with the book.
-const LABELS_FLOOR: usize = 166;
+const LABELS_FLOOR: usize = 165;
 /// Verdicts (two per case) that agree with the book.
-const VERDICTS_FLOOR: usize = 69;
+const VERDICTS_FLOOR: usize = 70;
 
 struct Case {
     id: String,

@@ -28,7 +28,7 @@ fn random_history(seed: u64, plies: usize) -> (Vec<Position>, Vec<Move>) {
     let mut pos = Position::startpos();
     let mut positions = vec![pos];
     let mut moves = Vec::new();
-    let mut push = |pos: &mut Position, m: Move, positions: &mut Vec<Position>, moves: &mut Vec<Move>| {
+    let push = |pos: &mut Position, m: Move, positions: &mut Vec<Position>, moves: &mut Vec<Move>| {
         *pos = pos.after(m);
         positions.push(*pos);
         moves.push(m);

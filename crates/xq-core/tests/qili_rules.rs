@@ -119,7 +119,8 @@ fn chase_by_an_exchange_that_wins_material() {
 
 #[test]
 fn capture_walking_into_mate_is_no_chase() {
-    // The rook on g0 shuts the back rank: after Rxg5, Rh0+ Rg0 Rxg0 mates (29.4).
+    // The rook on g0 shuts the back rank: after Rxg5, Rh0+ forces Rg0 and Rxg0 mates.
+    // The capture wins nothing (29.4; the search sees Rh0+ win the rook back by check).
     assert_eq!(capture("4k4/7r1/9/9/6n2/9/9/9/3C5/3K2R2 w", "g0g5"), CaptureVerdict::NoGain);
     // Without the black rook the horse is simply won.
     assert_eq!(capture("4k4/9/9/9/6n2/9/9/9/3C5/3K2R2 w", "g0g5"), CaptureVerdict::Unprotected);

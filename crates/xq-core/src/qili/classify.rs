@@ -186,8 +186,13 @@ struct Threats {
     king_only: SquareSet,
 }
 
-/// The pieces the side to move of `pos` wins by a direct capture (29.1).
-fn direct_threats(pos: &Position, mover_square: Option<Square>, budget: &mut Budget) -> Threats {
+/// The pieces among `mask` the side to move of `pos` wins by a direct capture (29.1).
+fn direct_threats(
+    pos: &Position,
+    mover_square: Option<Square>,
+    mask: SquareSet,
+    budget: &mut Budget,
+) -> Threats {
     let me = pos.side_to_move();
     let mut t = Threats::default();
     let mut a_grade = SquareSet::EMPTY;
@@ -196,7 +201,11 @@ fn direct_threats(pos: &Position, mover_square: Option<Square>, budget: &mut Bud
     pos.generate_pseudo(me, &mut moves);
     for &m in moves.iter() {
         let Some(target) = pos.piece_at(m.to()) else { continue };
-        if target.color == me || !chaseable(target, m.to()) || !pos.pseudo_move_is_legal(m) {
+        if !mask.contains(m.to())
+            || target.color == me
+            || !chaseable(target, m.to())
+            || !pos.pseudo_move_is_legal(m)
+        {
             continue;
         }
         let Some(attacker) = pos.piece_at(m.from()) else { continue };
@@ -277,9 +286,32 @@ fn nominally_guarded(pos: &Position, capture: Move) -> bool {
     moves.iter().any(|r| r.to() == capture.to())
 }
 
-/// The pieces the side to move wins after a check, whatever the answer (抽将, 29.1
-/// "after consecutive checks"; one check is searched).
-fn check_threats(pos: &Position, budget: &mut Budget) -> SquareSet {
+/// The pieces (among `mask`) that a piece other than the king or a pawn of the side to
+/// move can legally capture, worth more than `lost`: a cheap superset of what it wins.
+fn capturable(pos: &Position, mask: SquareSet, lost: i32) -> SquareSet {
+    let me = pos.side_to_move();
+    let mut set = SquareSet::EMPTY;
+    let mut moves = MoveList::new();
+    pos.generate_pseudo(me, &mut moves);
+    for &m in moves.iter() {
+        let (Some(target), Some(attacker)) = (pos.piece_at(m.to()), pos.piece_at(m.from())) else { continue };
+        if mask.contains(m.to())
+            && !set.contains(m.to())
+            && target.color != me
+            && !matches!(attacker.kind, PieceKind::King | PieceKind::Pawn)
+            && chaseable(target, m.to())
+            && value(target, m.to()) > lost
+            && pos.pseudo_move_is_legal(m)
+        {
+            set.insert(m.to());
+        }
+    }
+    set
+}
+
+/// The pieces (among `mask`) the side to move wins after a check, whatever the answer
+/// (抽将, 29.1 "after consecutive checks"; one check is searched).
+fn check_threats(pos: &Position, mask: SquareSet, budget: &mut Budget) -> SquareSet {
     let me = pos.side_to_move();
     let mut won = SquareSet::EMPTY;
     let mut moves = MoveList::new();
@@ -294,11 +326,23 @@ fn check_threats(pos: &Position, budget: &mut Budget) -> SquareSet {
         if replies.is_empty() {
             continue;
         }
-        let mut common = SquareSet(u128::MAX);
+        // First the cheap question (can something be taken after every answer?), then the
+        // full judgement of those captures only.
+        let mut common = mask;
+        for &r in replies.iter() {
+            let lost = checked.piece_at(r.to()).map_or(0, |p| value(p, r.to()));
+            common = capturable(&checked.after(r), common, lost);
+            if common.is_empty() {
+                break;
+            }
+        }
+        if common.is_empty() {
+            continue;
+        }
         for &r in replies.iter() {
             let answered = checked.after(r);
             let lost = checked.piece_at(r.to()).map_or(0, |p| value(p, r.to()));
-            let threats = direct_threats(&answered, None, budget);
+            let threats = direct_threats(&answered, None, common, budget);
             let mut worth = SquareSet::EMPTY;
             for sq in threats.chased.iter() {
                 if answered.piece_at(sq).is_some_and(|p| value(p, sq) > lost) {
@@ -315,9 +359,13 @@ fn check_threats(pos: &Position, budget: &mut Budget) -> SquareSet {
     won
 }
 
-fn threats(pos: &Position, mover_square: Option<Square>, budget: &mut Budget) -> Threats {
-    let mut t = direct_threats(pos, mover_square, budget);
-    let by_checks = check_threats(pos, budget);
+/// What the side to move threatens among the pieces on `mask`.
+fn threats(pos: &Position, mover_square: Option<Square>, mask: SquareSet, budget: &mut Budget) -> Threats {
+    if mask.is_empty() {
+        return Threats::default();
+    }
+    let mut t = direct_threats(pos, mover_square, mask, budget);
+    let by_checks = check_threats(pos, mask, budget);
     t.by_checks = SquareSet(by_checks.0 & !t.chased.0);
     t.chased.0 |= by_checks.0;
     t.pawn_only.0 &= !t.chased.0;
@@ -369,8 +417,10 @@ pub(crate) fn classify(
     if mates_by_checks_except(&again, MATE_THREAT_CHECKS, &mut budget, trades) {
         return MoveInfo::plain(MoveClass::MateThreat);
     }
-    let now = threats(&again, Some(m.to()), &mut budget);
-    let then = threats(before, None, &mut budget);
+    let now = threats(&again, Some(m.to()), SquareSet(u128::MAX), &mut budget);
+    // Only the pieces threatened now matter for whether a threat is new.
+    let relevant = SquareSet(now.chased.0 | now.pawn_only.0 | now.king_only.0);
+    let then = threats(before, None, relevant, &mut budget);
     let new = SquareSet(now.chased.0 & !then.chased.0);
     if !new.is_empty() {
         let mut how = ChaseHow::Discovered;
