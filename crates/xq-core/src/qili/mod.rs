@@ -142,19 +142,26 @@ fn check_history(positions: &[Position], moves: &[Move], start: usize) -> Result
 }
 
 /// Classifies every move of `moves[start..]` into `visit` and returns the verdict, without
-/// allocating. `positions[i]` is the position before `moves[i]`.
+/// allocating. `positions[i]` is the position before `moves[i]`. With `lenient`, an
+/// inconsistent history is judged up to its first inconsistency instead of failing.
 fn judge_with(
     positions: &[Position],
     moves: &[Move],
     start: usize,
     rules: RuleSet,
-    mut visit: impl FnMut(usize, MoveInfo),
+    lenient: bool,
+    mut visit: impl FnMut(MoveInfo),
 ) -> Result<Outcome, JudgeError> {
-    check_history(positions, moves, start)?;
+    if !lenient {
+        check_history(positions, moves, start)?;
+    }
     let mut tally = [SideTally::default(); 2];
-    for i in start..moves.len() {
+    for i in start..moves.len().min(positions.len()) {
         let (before, m) = (&positions[i], moves[i]);
         if !before.is_legal(m) {
+            if lenient {
+                break;
+            }
             return Err(JudgeError::IllegalMove { ply: i, iccs: m.iccs() });
         }
         let computed;
@@ -168,9 +175,21 @@ fn judge_with(
         let previous = if i > 0 { Some(moves[i - 1]) } else { None };
         let info = classify::classify(before, m, after, previous, rules);
         tally[before.side_to_move().index()].add(&info);
-        visit(i, info);
+        visit(info);
     }
     Ok(decide(&tally[Color::Red.index()], &tally[Color::Black.index()], rules))
+}
+
+fn collect(
+    positions: &[Position],
+    moves: &[Move],
+    start: usize,
+    rules: RuleSet,
+    lenient: bool,
+) -> Result<Judgement, JudgeError> {
+    let mut infos = Vec::with_capacity(moves.len().saturating_sub(start));
+    let outcome = judge_with(positions, moves, start, rules, lenient, |info| infos.push(info))?;
+    Ok(Judgement { classes: infos.iter().map(|i| i.class).collect(), moves: infos, outcome })
 }
 
 /// Judges the cycle `moves[start..]`, where `positions[i]` is the position before `moves[i]`
@@ -183,33 +202,21 @@ pub fn try_judge(
     start: usize,
     rules: RuleSet,
 ) -> Result<Judgement, JudgeError> {
-    let mut infos = Vec::with_capacity(moves.len().saturating_sub(start));
-    let outcome = judge_with(positions, moves, start, rules, |_, info| infos.push(info))?;
-    Ok(Judgement { classes: infos.iter().map(|i| i.class).collect(), moves: infos, outcome })
+    collect(positions, moves, start, rules, false)
 }
 
-/// [`try_judge`] for a trusted history (a [`crate::Game`]'s): an inconsistent history is
-/// judged as far as it is consistent, which for a game's own history is all of it.
+/// [`try_judge`] for a trusted history (a [`crate::Game`]'s, always consistent): an
+/// inconsistent history is judged up to its first inconsistency rather than failing.
 pub fn judge(positions: &[Position], moves: &[Move], start: usize, rules: RuleSet) -> Judgement {
-    match try_judge(positions, moves, start, rules) {
+    match collect(positions, moves, start, rules, true) {
         Ok(j) => j,
-        Err(_) => {
-            let n = moves.len().min(positions.len());
-            let mut infos = Vec::new();
-            let mut tally = [SideTally::default(); 2];
-            for i in start.min(n)..n {
-                if !positions[i].is_legal(moves[i]) {
-                    break;
-                }
-                let after = positions[i].after(moves[i]);
-                let previous = if i > 0 { Some(moves[i - 1]) } else { None };
-                let info = classify::classify(&positions[i], moves[i], &after, previous, rules);
-                tally[positions[i].side_to_move().index()].add(&info);
-                infos.push(info);
-            }
-            let outcome = decide(&tally[0], &tally[1], rules);
-            Judgement { classes: infos.iter().map(|i| i.class).collect(), moves: infos, outcome }
-        }
+        // The lenient walk never fails; an empty judgement (both allowed) is its only
+        // possible shape if it did.
+        Err(_) => Judgement {
+            classes: Vec::new(),
+            moves: Vec::new(),
+            outcome: decide(&SideTally::default(), &SideTally::default(), rules),
+        },
     }
 }
 
@@ -223,5 +230,5 @@ pub fn judge_outcome(
     start: usize,
     rules: RuleSet,
 ) -> Result<Outcome, JudgeError> {
-    judge_with(positions, moves, start, rules, |_, _| {})
+    judge_with(positions, moves, start, rules, false, |_| {})
 }
