@@ -254,26 +254,32 @@ fn direct_threats(
     t
 }
 
-/// Whether the target of `capture` can itself take the attacker first without losing
-/// material (the attacker is protected and no cheaper, or unprotected): then the
-/// "attack" is an exchange offer (兑) or an offer (献), not a chase. When the trade would
-/// cost the target's side material (a rook taking a protected horse) the chase stands
-/// (a chase that also offers an exchange is a chase).
+/// Whether the target of `capture` can first trade itself off (兑): it can take the
+/// capturer, or another piece of its own kind standing face to face with it (not a cannon:
+/// cannons attack through a screen, never face to face), without losing material. Then
+/// the attack is an exchange offer or an offer, not a chase. When the trade would cost the
+/// target's side material (a rook taking a protected horse) the chase stands: a chase that
+/// also offers an exchange is a chase.
 fn target_trades_off(pos: &Position, capture: Move, budget: &mut Budget) -> bool {
-    let them = pos.with_side_to_move(pos.side_to_move().opponent());
-    let back = Move::new(capture.to(), capture.from());
-    if !them.is_legal(back) {
-        return false;
-    }
-    let (Some(attacker), Some(target)) = (pos.piece_at(capture.from()), pos.piece_at(capture.to())) else {
-        return false;
-    };
-    if attacker.kind != target.kind {
-        return false;
-    }
-    let gain = value(attacker, capture.from())
-        - exchange_gain(&them.after(back), capture.from(), MAX_EXCHANGE_CAPTURES, budget);
-    gain >= 0
+    let Some(target) = pos.piece_at(capture.to()) else { return false };
+    let them = pos.with_side_to_move(target.color);
+    let mut moves = MoveList::new();
+    them.generate_pseudo_from(capture.to(), target, &mut moves);
+    moves.iter().any(|&back| {
+        let Some(victim) = pos.piece_at(back.to()) else { return false };
+        if victim.color == target.color || victim.kind != target.kind || !them.pseudo_move_is_legal(back) {
+            return false;
+        }
+        if back.to() != capture.from() {
+            // Another attacker of the same kind: only pieces that meet face to face.
+            let mover = pos.with_side_to_move(victim.color);
+            if target.kind == PieceKind::Cannon || !mover.is_legal(Move::new(back.to(), capture.to())) {
+                return false;
+            }
+        }
+        let next = them.after(back);
+        value(victim, back.to()) - exchange_gain(&next, back.to(), MAX_EXCHANGE_CAPTURES, budget) >= 0
+    })
 }
 
 /// Whether, after `capture`, a piece of the victim's side could move onto the square by
@@ -470,6 +476,27 @@ pub(crate) fn classify(
     }
 }
 
+/// Whether some piece of the mover stands face to face with an enemy piece of its kind
+/// (each can take the other) and is protected after the move but was not before.
+fn offers_exchange_by_guarding(before: &Position, after: &Position) -> bool {
+    let me = before.side_to_move();
+    let mut enemy = MoveList::new();
+    after.generate_pseudo(me.opponent(), &mut enemy);
+    enemy.iter().any(|&c| {
+        let (Some(attacker), Some(victim)) = (after.piece_at(c.from()), after.piece_at(c.to())) else {
+            return false;
+        };
+        if victim.color != me || victim.kind != attacker.kind || !after.pseudo_move_is_legal(c) {
+            return false;
+        }
+        let facing = after.with_side_to_move(me).is_legal(Move::new(c.to(), c.from()));
+        let guarded_now = can_capture(&after.after(c), c.to());
+        let was = before.with_side_to_move(me.opponent());
+        let guarded_before = was.is_legal(c) && can_capture(&was.after(c), c.to());
+        facing && guarded_now && !guarded_before
+    })
+}
+
 /// Names an idle move (28.5–28.8): exchange offer, offer, block or follow.
 fn idle_kind(before: &Position, m: Move, after: &Position, previous: Option<Move>) -> Option<IdleKind> {
     let me = before.side_to_move();
@@ -483,6 +510,11 @@ fn idle_kind(before: &Position, m: Move, after: &Position, previous: Option<Move
             let protected = can_capture(&after.after(c), to);
             return Some(if protected { IdleKind::ExchangeOffer } else { IdleKind::Offer });
         }
+    }
+    // 兑 made by guarding: another piece of the mover, facing an enemy piece of its kind,
+    // is protected now and was not before.
+    if offers_exchange_by_guarding(before, after) {
+        return Some(IdleKind::ExchangeOffer);
     }
     // 拦: an enemy attack on one of the mover's other pieces is cut by the move.
     let enemy_before = before.with_side_to_move(me.opponent());
