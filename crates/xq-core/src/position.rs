@@ -774,6 +774,17 @@ fn invalid_square_reason(piece: Piece, sq: Square) -> Option<&'static str> {
     }
 }
 
+/// Queries the 棋例 judge needs (kept apart from move generation so both can change freely).
+impl Position {
+    /// Whether the pseudo-legal move `m` of the side to move leaves the mover's king safe
+    /// (neither attacked nor facing the other king), i.e. whether it is legal. Cheaper than
+    /// [`Position::is_legal`] when `m` is known to follow the piece rules.
+    pub fn pseudo_move_is_legal(&self, m: Move) -> bool {
+        let mut scratch = *self;
+        scratch.leaves_king_safe(m)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,55 @@
+//! `xq judge`: the JSON interface other tools read, and exit status 2 on bad input.
+
+use std::process::Command;
+
+fn xq(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_xq")).args(args).output().expect("xq runs")
+}
+
+#[test]
+fn json_reports_every_move_and_the_verdict() {
+    // The red rook checks on every move; black only answers (book figure 6).
+    let out = xq(&[
+        "judge",
+        "--fen",
+        "2b6/4k4/9/9/9/9/9/9/2p6/3K1RBc1 w - - 0 1",
+        "--moves",
+        "f0e0",
+        "e8f8",
+        "e0f0",
+        "f8e8",
+        "--json",
+    ]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["rules"], "cxa");
+    assert_eq!(v["moves"].as_array().map(Vec::len), Some(4));
+    assert_eq!(v["moves"][0]["move"], "f0e0");
+    assert_eq!(v["moves"][0]["side"], "red");
+    assert_eq!(v["moves"][0]["class"], "check");
+    assert_eq!(v["moves"][1]["class"], "idle");
+    assert!(v["moves"][0]["targets"].is_array());
+    assert_eq!(v["cycle"]["start_ply"], 0);
+    assert_eq!(v["cycle"]["plies"], 4);
+    assert_eq!(v["verdict"], "red_loses");
+    assert_eq!(v["reason"], "perpetual_check");
+    assert_eq!(v["article"], "26.1");
+    assert_eq!(v["must_vary"], "red");
+}
+
+#[test]
+fn no_repetition_means_no_verdict() {
+    let out = xq(&["judge", "--moves", "h2e2", "h9g7", "--json"]);
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["verdict"], "none");
+    assert!(v["cycle"].is_null());
+    assert!(v["must_vary"].is_null());
+}
+
+#[test]
+fn bad_input_exits_with_status_2() {
+    assert_eq!(xq(&["judge", "--moves", "z9z9"]).status.code(), Some(2));
+    assert_eq!(xq(&["judge", "--moves", "h2e2", "--rules", "fide"]).status.code(), Some(2));
+    assert_eq!(xq(&["judge", "--fen", "not a fen", "--moves", "h2e2"]).status.code(), Some(2));
+}

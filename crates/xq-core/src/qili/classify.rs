@@ -1,0 +1,540 @@
+//! Classification of one move of a game history: check, mate threat, chase or idle (27.4,
+//! 28, 29), with the chased pieces and how the chase works.
+
+use super::tactics::{
+    Budget, CaptureVerdict, MATE_THREAT_CHECKS, MAX_EXCHANGE_CAPTURES, can_capture, exchange_gain,
+    judge_capture, mates_by_checks_except,
+};
+use super::values::{ROOK, chaseable, value};
+use super::{MoveClass, RuleSet};
+use crate::movelist::MoveList;
+use crate::position::Position;
+use crate::types::{Move, PieceKind, Square};
+
+/// A set of board points (bit `i` = the point with index `i`); fits every target of a move
+/// without allocating.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SquareSet(pub u128);
+
+impl SquareSet {
+    /// The empty set.
+    pub const EMPTY: SquareSet = SquareSet(0);
+
+    /// Whether `sq` is in the set.
+    pub const fn contains(self, sq: Square) -> bool {
+        (self.0 >> sq.index()) & 1 == 1
+    }
+
+    /// Adds `sq`.
+    pub fn insert(&mut self, sq: Square) {
+        self.0 |= 1u128 << sq.index();
+    }
+
+    /// Whether the set is empty.
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The points, from a0 (index 0) upwards.
+    pub fn iter(self) -> impl Iterator<Item = Square> {
+        (0..Square::COUNT as u8).map(Square::from_index_unchecked).filter(move |s| self.contains(*s))
+    }
+}
+
+/// How a chase threatens to win its target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChaseHow {
+    /// The moved piece attacks an unprotected (or falsely protected) piece.
+    Direct,
+    /// The move uncovers another piece's attack on an unprotected piece.
+    Discovered,
+    /// Two or more pieces attack a piece with fewer defenders; the exchange wins (少根).
+    Joint,
+    /// A cheaper piece attacks a protected piece: the exchange wins material.
+    ByExchange,
+    /// A check (抽将) forces the opponent to leave a piece to be taken.
+    ByChecks,
+}
+
+impl ChaseHow {
+    /// Snake-case name for the CLI and data sets.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ChaseHow::Direct => "direct",
+            ChaseHow::Discovered => "discovered",
+            ChaseHow::Joint => "joint",
+            ChaseHow::ByExchange => "by_exchange",
+            ChaseHow::ByChecks => "by_checks",
+        }
+    }
+}
+
+/// What kind of idle move (28.5–28.9, 27.1, 27.2, 26.1.2) an idle move is, where one applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IdleKind {
+    /// 兑: a protected piece offered to an enemy piece of the same kind.
+    ExchangeOffer,
+    /// 献: an unprotected piece offered to an enemy piece of the same kind.
+    Offer,
+    /// 拦: the move blocks an enemy piece's attack on one of the mover's pieces.
+    Block,
+    /// 跟: the moved piece follows (attacks) the enemy piece that has just moved.
+    Follow,
+    /// The king alone attacks a piece (27.1): idle.
+    KingAlone,
+    /// A pawn alone attacks a piece (27.2): idle unless both sides attack on every move.
+    PawnAlone,
+    /// `cxa2020` 26.1.2/26.1.4: a move answering a check whose attack already existed.
+    AnswersCheck,
+}
+
+impl IdleKind {
+    /// Snake-case name for the CLI and data sets.
+    pub const fn name(self) -> &'static str {
+        match self {
+            IdleKind::ExchangeOffer => "exchange_offer",
+            IdleKind::Offer => "offer",
+            IdleKind::Block => "block",
+            IdleKind::Follow => "follow",
+            IdleKind::KingAlone => "king_alone",
+            IdleKind::PawnAlone => "pawn_alone",
+            IdleKind::AnswersCheck => "answers_check",
+        }
+    }
+
+    /// The one-character Chinese term (兑 献 拦 跟), or 闲 for the others.
+    pub const fn chinese(self) -> char {
+        match self {
+            IdleKind::ExchangeOffer => '兑',
+            IdleKind::Offer => '献',
+            IdleKind::Block => '拦',
+            IdleKind::Follow => '跟',
+            _ => '闲',
+        }
+    }
+}
+
+/// The detail of a classified move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Detail {
+    /// Nothing to add (checks, mate threats, plain idle moves).
+    None,
+    /// How a chase works.
+    Chase(ChaseHow),
+    /// What kind of idle move.
+    Idle(IdleKind),
+}
+
+impl Detail {
+    /// Snake-case name, or `None` for [`Detail::None`].
+    pub const fn name(self) -> Option<&'static str> {
+        match self {
+            Detail::None => None,
+            Detail::Chase(h) => Some(h.name()),
+            Detail::Idle(k) => Some(k.name()),
+        }
+    }
+}
+
+/// One classified move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MoveInfo {
+    /// The class, most serious effect first (27.4).
+    pub class: MoveClass,
+    /// How the chase works, or what kind of idle move it is.
+    pub detail: Detail,
+    /// The chased pieces (new chases only), where they stand.
+    pub targets: SquareSet,
+    /// 26.9 grading: the chase is joint or of an insufficiently protected piece (grade B)
+    /// rather than a single-piece chase of a rook or of an unprotected piece (grade A).
+    pub grade_b: bool,
+    /// A pawn alone (or pawns alone) newly attacks a piece: idle, but a chase when both
+    /// sides attack on every move (27.2 mutual 长打).
+    pub pawn_attack: bool,
+}
+
+impl MoveInfo {
+    const fn plain(class: MoveClass) -> MoveInfo {
+        MoveInfo {
+            class,
+            detail: Detail::None,
+            targets: SquareSet::EMPTY,
+            grade_b: false,
+            pawn_attack: false,
+        }
+    }
+}
+
+/// What one side threatens to win, if it were to move in a position.
+#[derive(Clone, Copy, Debug, Default)]
+struct Threats {
+    /// Pieces won by some piece other than the king or a pawn on its own (or by checks).
+    chased: SquareSet,
+    /// Of those, pieces whose every win is a grade-B win (joint, or insufficient protection).
+    grade_b: SquareSet,
+    /// Of those, pieces won only through a check (抽将).
+    by_checks: SquareSet,
+    /// Of those, pieces won only through an exchange (cheaper attacker).
+    by_exchange: SquareSet,
+    /// Of those, pieces won only jointly.
+    joint: SquareSet,
+    /// Pieces whose direct winner includes the piece standing on `mover_square`.
+    by_mover: SquareSet,
+    /// Pieces won by a pawn alone.
+    pawn_only: SquareSet,
+    /// Pieces won by the king alone.
+    king_only: SquareSet,
+}
+
+/// The pieces among `mask` the side to move of `pos` wins by a direct capture (29.1).
+fn direct_threats(
+    pos: &Position,
+    mover_square: Option<Square>,
+    mask: SquareSet,
+    budget: &mut Budget,
+) -> Threats {
+    let me = pos.side_to_move();
+    let mut t = Threats::default();
+    let mut a_grade = SquareSet::EMPTY;
+    let mut plain = SquareSet::EMPTY;
+    let mut moves = MoveList::new();
+    pos.generate_pseudo(me, &mut moves);
+    for &m in moves.iter() {
+        let Some(target) = pos.piece_at(m.to()) else { continue };
+        if !mask.contains(m.to())
+            || target.color == me
+            || !chaseable(target, m.to())
+            || !pos.pseudo_move_is_legal(m)
+        {
+            continue;
+        }
+        let Some(attacker) = pos.piece_at(m.from()) else { continue };
+        if target_trades_off(pos, m, budget) {
+            continue;
+        }
+        let verdict = judge_capture(pos, m, budget);
+        if verdict == CaptureVerdict::NoGain {
+            continue;
+        }
+        match attacker.kind {
+            PieceKind::King => t.king_only.insert(m.to()),
+            PieceKind::Pawn => t.pawn_only.insert(m.to()),
+            _ => {
+                t.chased.insert(m.to());
+                if Some(m.from()) == mover_square {
+                    t.by_mover.insert(m.to());
+                }
+                match verdict {
+                    CaptureVerdict::Unprotected => {
+                        // Grade A only when no piece guards the target even nominally: a
+                        // falsely protected piece (假根) grades like an insufficiently
+                        // protected one (26.9).
+                        if value(target, m.to()) >= ROOK || !nominally_guarded(pos, m) {
+                            a_grade.insert(m.to());
+                        }
+                        plain.insert(m.to());
+                    }
+                    CaptureVerdict::CheaperAttacker => {
+                        if value(target, m.to()) >= ROOK {
+                            a_grade.insert(m.to());
+                        }
+                        t.by_exchange.insert(m.to());
+                    }
+                    CaptureVerdict::WinsExchange => t.joint.insert(m.to()),
+                    CaptureVerdict::NoGain => {}
+                }
+            }
+        }
+    }
+    t.grade_b = SquareSet(t.chased.0 & !a_grade.0);
+    t.by_exchange = SquareSet(t.by_exchange.0 & !plain.0);
+    t.joint = SquareSet(t.joint.0 & !plain.0 & !t.by_exchange.0);
+    t.pawn_only = SquareSet(t.pawn_only.0 & !t.chased.0);
+    t.king_only = SquareSet(t.king_only.0 & !t.chased.0 & !t.pawn_only.0);
+    t
+}
+
+/// Whether the target of `capture` can first trade itself off (兑): it can take the
+/// capturer, or another piece of its own kind standing face to face with it (not a cannon:
+/// cannons attack through a screen, never face to face), without losing material. Then
+/// the attack is an exchange offer or an offer, not a chase. When the trade would cost the
+/// target's side material (a rook taking a protected horse) the chase stands: a chase that
+/// also offers an exchange is a chase.
+fn target_trades_off(pos: &Position, capture: Move, budget: &mut Budget) -> bool {
+    let Some(target) = pos.piece_at(capture.to()) else { return false };
+    let them = pos.with_side_to_move(target.color);
+    let mut moves = MoveList::new();
+    them.generate_pseudo_from(capture.to(), target, &mut moves);
+    moves.iter().any(|&back| {
+        let Some(victim) = pos.piece_at(back.to()) else { return false };
+        if victim.color == target.color || victim.kind != target.kind || !them.pseudo_move_is_legal(back) {
+            return false;
+        }
+        if back.to() != capture.from() {
+            // Another attacker of the same kind: only pieces that meet face to face.
+            let mover = pos.with_side_to_move(victim.color);
+            if target.kind == PieceKind::Cannon || !mover.is_legal(Move::new(back.to(), capture.to())) {
+                return false;
+            }
+        }
+        let next = them.after(back);
+        value(victim, back.to()) - exchange_gain(&next, back.to(), MAX_EXCHANGE_CAPTURES, budget) >= 0
+    })
+}
+
+/// Whether, after `capture`, a piece of the victim's side could move onto the square by
+/// the piece rules alone (pins and mate threats ignored): the target is at least
+/// nominally protected.
+fn nominally_guarded(pos: &Position, capture: Move) -> bool {
+    let after = pos.after(capture);
+    let mut moves = MoveList::new();
+    after.generate_pseudo(after.side_to_move(), &mut moves);
+    moves.iter().any(|r| r.to() == capture.to())
+}
+
+/// The pieces (among `mask`) that a piece other than the king or a pawn of the side to
+/// move can legally capture, worth more than `lost`: a cheap superset of what it wins.
+fn capturable(pos: &Position, mask: SquareSet, lost: i32) -> SquareSet {
+    let me = pos.side_to_move();
+    let mut set = SquareSet::EMPTY;
+    let mut moves = MoveList::new();
+    pos.generate_pseudo(me, &mut moves);
+    for &m in moves.iter() {
+        let (Some(target), Some(attacker)) = (pos.piece_at(m.to()), pos.piece_at(m.from())) else { continue };
+        if mask.contains(m.to())
+            && !set.contains(m.to())
+            && target.color != me
+            && !matches!(attacker.kind, PieceKind::King | PieceKind::Pawn)
+            && chaseable(target, m.to())
+            && value(target, m.to()) > lost
+            && pos.pseudo_move_is_legal(m)
+        {
+            set.insert(m.to());
+        }
+    }
+    set
+}
+
+/// The pieces (among `mask`) the side to move wins after a check, whatever the answer
+/// (抽将, 29.1 "after consecutive checks"; one check is searched).
+fn check_threats(pos: &Position, mask: SquareSet, budget: &mut Budget) -> SquareSet {
+    let me = pos.side_to_move();
+    let mut won = SquareSet::EMPTY;
+    let mut moves = MoveList::new();
+    pos.generate_pseudo(me, &mut moves);
+    let mut replies = MoveList::new();
+    for &k in moves.iter() {
+        let checked = pos.after(k);
+        if checked.is_king_attacked(me) || !checked.is_king_attacked(me.opponent()) {
+            continue;
+        }
+        checked.generate_legal(&mut replies);
+        if replies.is_empty() {
+            continue;
+        }
+        // First the cheap question (can something be taken after every answer?), then the
+        // full judgement of those captures only.
+        let mut common = mask;
+        for &r in replies.iter() {
+            let lost = checked.piece_at(r.to()).map_or(0, |p| value(p, r.to()));
+            common = capturable(&checked.after(r), common, lost);
+            if common.is_empty() {
+                break;
+            }
+        }
+        if common.is_empty() {
+            continue;
+        }
+        for &r in replies.iter() {
+            let answered = checked.after(r);
+            let lost = checked.piece_at(r.to()).map_or(0, |p| value(p, r.to()));
+            let threats = direct_threats(&answered, None, common, budget);
+            let mut worth = SquareSet::EMPTY;
+            for sq in threats.chased.iter() {
+                if answered.piece_at(sq).is_some_and(|p| value(p, sq) > lost) {
+                    worth.insert(sq);
+                }
+            }
+            common.0 &= worth.0;
+            if common.is_empty() {
+                break;
+            }
+        }
+        won.0 |= common.0;
+    }
+    won
+}
+
+/// What the side to move threatens among the pieces on `mask`.
+fn threats(pos: &Position, mover_square: Option<Square>, mask: SquareSet, budget: &mut Budget) -> Threats {
+    if mask.is_empty() {
+        return Threats::default();
+    }
+    let mut t = direct_threats(pos, mover_square, mask, budget);
+    let by_checks = check_threats(pos, mask, budget);
+    t.by_checks = SquareSet(by_checks.0 & !t.chased.0);
+    t.chased.0 |= by_checks.0;
+    t.pawn_only.0 &= !t.chased.0;
+    t.king_only.0 &= !t.chased.0;
+    t
+}
+
+/// Classifies `moves[i]`, where `positions[i]` is the position before it and
+/// `positions[i + 1]` the one after. Earlier moves (`moves[i - 1]`) are used to recognise
+/// a follow (跟) and, under `cxa2020`, a move answering a check.
+///
+/// Returns `None` when the slices are inconsistent (too short, or the move is not legal).
+pub fn classify_move(positions: &[Position], moves: &[Move], i: usize, rules: RuleSet) -> Option<MoveInfo> {
+    let before = positions.get(i)?;
+    let m = *moves.get(i)?;
+    if !before.is_legal(m) {
+        return None;
+    }
+    let after = before.after(m);
+    let previous = if i > 0 { moves.get(i - 1).copied() } else { None };
+    Some(classify(before, m, &after, previous, rules))
+}
+
+/// Classifies the legal move `m` from `before` (giving `after`); `previous` is the
+/// opponent's move that led to `before`, if known.
+pub(crate) fn classify(
+    before: &Position,
+    m: Move,
+    after: &Position,
+    previous: Option<Move>,
+    rules: RuleSet,
+) -> MoveInfo {
+    let me = before.side_to_move();
+    if after.in_check() {
+        return MoveInfo::plain(MoveClass::Check);
+    }
+    let mut budget = Budget::new();
+    let again = after.with_side_to_move(me);
+    let answering_check = before.in_check();
+    let moved_king = before.piece_at(m.from()).is_some_and(|p| p.kind == PieceKind::King);
+    if rules == RuleSet::Cxa2020 && answering_check && moved_king {
+        // 26.1.2/26.1.3: a king answering a check is idle whatever it attacks.
+        return MoveInfo { detail: Detail::Idle(IdleKind::AnswersCheck), ..MoveInfo::plain(MoveClass::Idle) };
+    }
+    // A mate that starts by taking a piece which could first trade itself off against the
+    // moved piece is an exchange offer (兑), not a mate threat: the opponent, to move,
+    // simply exchanges.
+    let trades = |first: Move| first.from() == m.to() && target_trades_off(&again, first, &mut Budget::new());
+    if mates_by_checks_except(&again, MATE_THREAT_CHECKS, &mut budget, trades) {
+        return MoveInfo::plain(MoveClass::MateThreat);
+    }
+    let now = threats(&again, Some(m.to()), SquareSet(u128::MAX), &mut budget);
+    // Only the pieces threatened now matter for whether a threat is new.
+    let relevant = SquareSet(now.chased.0 | now.pawn_only.0 | now.king_only.0);
+    let then = threats(before, None, relevant, &mut budget);
+    let new = SquareSet(now.chased.0 & !then.chased.0);
+    if !new.is_empty() {
+        let mut how = ChaseHow::Discovered;
+        if new.0 & now.by_mover.0 != 0 {
+            how = ChaseHow::Direct;
+        }
+        if new.0 & !now.by_exchange.0 & !now.joint.0 & !now.by_checks.0 == 0 {
+            how = if new.0 & now.by_checks.0 != 0 {
+                ChaseHow::ByChecks
+            } else if new.0 & now.by_exchange.0 != 0 {
+                ChaseHow::ByExchange
+            } else {
+                ChaseHow::Joint
+            };
+        }
+        // A move is graded A when it newly chases at least one piece in an A way.
+        let grade_b = new.0 & !now.grade_b.0 == 0;
+        return MoveInfo {
+            class: MoveClass::Chase,
+            detail: Detail::Chase(how),
+            targets: new,
+            grade_b,
+            pawn_attack: false,
+        };
+    }
+    let pawn_new = SquareSet(now.pawn_only.0 & !then.pawn_only.0 & !then.chased.0);
+    if !pawn_new.is_empty() {
+        return MoveInfo {
+            class: MoveClass::Idle,
+            detail: Detail::Idle(IdleKind::PawnAlone),
+            targets: pawn_new,
+            grade_b: false,
+            pawn_attack: true,
+        };
+    }
+    let king_new = SquareSet(now.king_only.0 & !then.king_only.0 & !then.chased.0);
+    if !king_new.is_empty() {
+        return MoveInfo {
+            detail: Detail::Idle(IdleKind::KingAlone),
+            targets: king_new,
+            ..MoveInfo::plain(MoveClass::Idle)
+        };
+    }
+    MoveInfo {
+        detail: idle_kind(before, m, after, previous).map_or(Detail::None, Detail::Idle),
+        ..MoveInfo::plain(MoveClass::Idle)
+    }
+}
+
+/// Whether some piece of the mover stands face to face with an enemy piece of its kind
+/// (each can take the other) and is protected after the move but was not before.
+fn offers_exchange_by_guarding(before: &Position, after: &Position) -> bool {
+    let me = before.side_to_move();
+    let mut enemy = MoveList::new();
+    after.generate_pseudo(me.opponent(), &mut enemy);
+    enemy.iter().any(|&c| {
+        let (Some(attacker), Some(victim)) = (after.piece_at(c.from()), after.piece_at(c.to())) else {
+            return false;
+        };
+        if victim.color != me || victim.kind != attacker.kind || !after.pseudo_move_is_legal(c) {
+            return false;
+        }
+        let facing = after.with_side_to_move(me).is_legal(Move::new(c.to(), c.from()));
+        let guarded_now = can_capture(&after.after(c), c.to());
+        let was = before.with_side_to_move(me.opponent());
+        let guarded_before = was.is_legal(c) && can_capture(&was.after(c), c.to());
+        facing && guarded_now && !guarded_before
+    })
+}
+
+/// Names an idle move (28.5–28.8): exchange offer, offer, block or follow.
+fn idle_kind(before: &Position, m: Move, after: &Position, previous: Option<Move>) -> Option<IdleKind> {
+    let me = before.side_to_move();
+    let moved = before.piece_at(m.from())?;
+    let to = m.to();
+    // 兑 / 献: an enemy piece of the same kind can take the moved piece.
+    let mut caps = MoveList::new();
+    super::tactics::legal_captures_to(after, to, &mut caps);
+    for &c in caps.iter() {
+        if after.piece_at(c.from()).is_some_and(|p| p.kind == moved.kind) {
+            let protected = can_capture(&after.after(c), to);
+            return Some(if protected { IdleKind::ExchangeOffer } else { IdleKind::Offer });
+        }
+    }
+    // 兑 made by guarding: another piece of the mover, facing an enemy piece of its kind,
+    // is protected now and was not before.
+    if offers_exchange_by_guarding(before, after) {
+        return Some(IdleKind::ExchangeOffer);
+    }
+    // 拦: an enemy attack on one of the mover's other pieces is cut by the move.
+    let enemy_before = before.with_side_to_move(me.opponent());
+    let mut enemy_moves = MoveList::new();
+    enemy_before.generate_pseudo(me.opponent(), &mut enemy_moves);
+    for &e in enemy_moves.iter() {
+        let victim = e.to();
+        if victim == m.from() || before.piece_at(victim).is_none_or(|p| p.color != me) {
+            continue;
+        }
+        if enemy_before.pseudo_move_is_legal(e) && !after.is_legal(e) && after.piece_at(e.from()).is_some() {
+            return Some(IdleKind::Block);
+        }
+    }
+    // 跟: the moved piece attacks the enemy piece that has just moved.
+    if let Some(p) = previous
+        && p.to() != to
+        && after.with_side_to_move(me).is_legal(Move::new(to, p.to()))
+    {
+        return Some(IdleKind::Follow);
+    }
+    None
+}

@@ -1,0 +1,275 @@
+//! The bounded searches behind the classification: mate by consecutive checks, legal
+//! captures onto a square, exchange sequences and the protection of a piece.
+//!
+//! Every search is bounded twice: by a depth (documented on each constant) and by a node
+//! budget shared by one classification ([`Budget`]), so a pathological position costs at
+//! most a known amount of work. Everything lives on the stack: no allocation.
+
+use super::values::value;
+use crate::movelist::MoveList;
+use crate::position::Position;
+use crate::types::{Move, Square};
+
+/// Mate threat (28.2): the mover, moving again, mates with at most this many consecutive
+/// checks of its own (the opponent's replies in between are searched in full, so this is
+/// a mate in up to 7 plies). Four checks reproduce more of the rulebook's mate threats
+/// than three (measured on data/qili/cases.json: 24 against 22 cases in full); deeper
+/// combinations are not what an arbiter calls a threat "on the next move".
+pub const MATE_THREAT_CHECKS: u32 = 4;
+
+/// 29.4 (a capture that walks into mate is no chase): the opponent, after the capture,
+/// mates with at most this many consecutive checks. The article says "mated next" (不致被
+/// 将死), so one check: mate in one. Longer mating answers are still seen when they win
+/// the capturer back by check (hidden protection).
+pub const REPLY_MATE_CHECKS: u32 = 1;
+
+/// False protection (假根): a recapture after which the capturer's side mates with at most
+/// this many consecutive checks does not protect (000 term 13: a piece that, leaving its
+/// post, "is mated at once by a check or consecutive checks" has lost its freedom).
+pub const FALSE_ROOT_MATE_CHECKS: u32 = 2;
+
+/// The longest exchange sequence on one square that is searched (captures, both sides).
+pub const MAX_EXCHANGE_CAPTURES: u32 = 10;
+
+/// Nodes (positions generated) one move classification may spend in all its searches;
+/// when it runs out the searches answer "no mate" / "no gain", i.e. the move is judged
+/// more leniently. The rulebook's cases use well under a tenth of it.
+pub const NODE_BUDGET: u32 = 200_000;
+
+/// A node counter shared by the searches of one classification.
+#[derive(Debug)]
+pub struct Budget {
+    left: u32,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget::new()
+    }
+}
+
+impl Budget {
+    /// A fresh budget of [`NODE_BUDGET`] nodes.
+    pub fn new() -> Budget {
+        Budget { left: NODE_BUDGET }
+    }
+
+    /// Spends one node; false when the budget is exhausted.
+    #[inline]
+    fn spend(&mut self) -> bool {
+        if self.left == 0 {
+            return false;
+        }
+        self.left -= 1;
+        true
+    }
+}
+
+/// Whether the side to move mates with a sequence of at most `checks` consecutive checks
+/// (every move of the mating side checks; the defender may answer anything legal).
+pub fn mates_by_checks(pos: &Position, checks: u32, budget: &mut Budget) -> bool {
+    mates_by_checks_except(pos, checks, budget, |_| false)
+}
+
+/// [`mates_by_checks`] where the first check may not be one of the moves `skip` names.
+pub fn mates_by_checks_except(
+    pos: &Position,
+    checks: u32,
+    budget: &mut Budget,
+    skip: impl Fn(Move) -> bool,
+) -> bool {
+    if checks == 0 {
+        return false;
+    }
+    let me = pos.side_to_move();
+    let mut moves = MoveList::new();
+    pos.generate_pseudo(me, &mut moves);
+    for &m in moves.iter() {
+        if !budget.spend() {
+            return false;
+        }
+        let next = pos.after(m);
+        if !next.is_king_attacked(me.opponent()) || next.is_king_attacked(me) || skip(m) {
+            continue;
+        }
+        if every_reply_is_mated(&next, checks - 1, budget) {
+            return true;
+        }
+    }
+    false
+}
+
+/// The side to move is in check: whether every legal reply still loses to further checks
+/// (or there is no legal reply at all).
+fn every_reply_is_mated(pos: &Position, checks: u32, budget: &mut Budget) -> bool {
+    let mut replies = MoveList::new();
+    pos.generate_legal(&mut replies);
+    if replies.is_empty() {
+        return true;
+    }
+    if checks == 0 {
+        return false;
+    }
+    replies.iter().all(|&r| budget.spend() && mates_by_checks(&pos.after(r), checks, budget))
+}
+
+/// Fills `out` with the legal moves of the side to move that capture on `to`.
+pub fn legal_captures_to(pos: &Position, to: Square, out: &mut MoveList) {
+    out.clear();
+    let mut all = MoveList::new();
+    pos.generate_pseudo(pos.side_to_move(), &mut all);
+    for &m in all.iter() {
+        if m.to() == to && pos.pseudo_move_is_legal(m) {
+            out.push(m);
+        }
+    }
+}
+
+/// Whether the side to move has a legal capture on `to`.
+pub fn can_capture(pos: &Position, to: Square) -> bool {
+    let mut caps = MoveList::new();
+    legal_captures_to(pos, to, &mut caps);
+    !caps.is_empty()
+}
+
+/// What the side to move gains at best by starting (or declining) a sequence of captures
+/// on `to`: the static exchange value, every capturer tried, each side free to stop.
+pub fn exchange_gain(pos: &Position, to: Square, depth: u32, budget: &mut Budget) -> i32 {
+    if depth == 0 {
+        return 0;
+    }
+    let Some(victim) = pos.piece_at(to) else { return 0 };
+    let victim_value = value(victim, to);
+    let mut caps = MoveList::new();
+    legal_captures_to(pos, to, &mut caps);
+    let mut best = 0;
+    for &m in caps.iter() {
+        if !budget.spend() {
+            break;
+        }
+        let gain = victim_value - exchange_gain(&pos.after(m), to, depth - 1, budget);
+        best = best.max(gain);
+    }
+    best
+}
+
+/// How the capturing side fares after `capture` (a legal capture by the side to move of
+/// `pos`): the facts the chase rules (29.1, 29.4, 假根, 少根, 暗根) are decided on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureVerdict {
+    /// The capture walks into mate (29.4) or loses material: no chase.
+    NoGain,
+    /// No valid recapture: the target is unprotected, or falsely protected (假根).
+    Unprotected,
+    /// Protected, but the capturer is cheaper than the target (少根 by a cheaper attacker).
+    CheaperAttacker,
+    /// Protected, but the full exchange on the square still wins material (少根: more
+    /// attackers than defenders; a joint chase).
+    WinsExchange,
+}
+
+/// The most the side to move of `pos` wins with one capture anywhere followed by the
+/// exchange on that square (0 when every capture loses or there is none). With
+/// `skip_mating`, captures after which the other side mates with consecutive checks
+/// ([`FALSE_ROOT_MATE_CHECKS`]) do not count (a defender that cannot leave, 假根).
+/// `recaptured` reports whether a counted capture lands on that square.
+pub fn best_capture_gain(
+    pos: &Position,
+    skip_mating: bool,
+    recapture_square: Option<Square>,
+    recaptured: &mut bool,
+    budget: &mut Budget,
+) -> i32 {
+    let me = pos.side_to_move();
+    let mut moves = MoveList::new();
+    pos.generate_pseudo(me, &mut moves);
+    let mut best = 0;
+    for &r in moves.iter() {
+        let Some(victim) = pos.piece_at(r.to()) else { continue };
+        if victim.color == me || !pos.pseudo_move_is_legal(r) || !budget.spend() {
+            continue;
+        }
+        let next = pos.after(r);
+        if skip_mating && mates_by_checks(&next, FALSE_ROOT_MATE_CHECKS, budget) {
+            continue;
+        }
+        if Some(r.to()) == recapture_square {
+            *recaptured = true;
+        }
+        let gain = value(victim, r.to()) - exchange_gain(&next, r.to(), MAX_EXCHANGE_CAPTURES, budget);
+        best = best.max(gain);
+    }
+    best
+}
+
+/// Judges one capture; see [`CaptureVerdict`]. The capture wins when the target's value
+/// exceeds what the victim's side wins back by its best answer anywhere: a recapture, or
+/// taking a piece the capturer stopped guarding or shielding. Threats that stood before
+/// the capture count too, so a capture that leaves another piece hanging is no gain: the
+/// rulebook asks whether the capture itself wins material.
+pub fn judge_capture(pos: &Position, capture: Move, budget: &mut Budget) -> CaptureVerdict {
+    let to = capture.to();
+    let (Some(attacker), Some(target)) = (pos.piece_at(capture.from()), pos.piece_at(to)) else {
+        return CaptureVerdict::NoGain;
+    };
+    let target_value = value(target, to);
+    let attacker_value = value(attacker, capture.from());
+    let after = pos.after(capture);
+    if mates_by_checks(&after, REPLY_MATE_CHECKS, budget) {
+        return CaptureVerdict::NoGain;
+    }
+    let mut recaptured = false;
+    let mut answer = best_capture_gain(&after, true, Some(to), &mut recaptured, budget);
+    if !recaptured && hidden_protection(&after, to, budget) {
+        // 暗根: protected by a recapture through check.
+        recaptured = true;
+        answer = answer.max(attacker_value);
+    }
+    if target_value - answer <= 0 {
+        return CaptureVerdict::NoGain;
+    }
+    if !recaptured {
+        CaptureVerdict::Unprotected
+    } else if attacker_value < target_value {
+        CaptureVerdict::CheaperAttacker
+    } else {
+        CaptureVerdict::WinsExchange
+    }
+}
+
+/// 暗根 hidden protection: after a capture landing on `to` (the victim's side to move), the
+/// victim's side checks and, whatever the answer, wins back the capturing piece. One check
+/// is searched (the rulebook's cases need no more); the capturing piece is followed if the
+/// answer moves it.
+pub fn hidden_protection(after: &Position, to: Square, budget: &mut Budget) -> bool {
+    let me = after.side_to_move();
+    let mut moves = MoveList::new();
+    after.generate_pseudo(me, &mut moves);
+    for &c in moves.iter() {
+        if !budget.spend() {
+            return false;
+        }
+        let checked = after.after(c);
+        if checked.is_king_attacked(me) || !checked.is_king_attacked(me.opponent()) {
+            continue;
+        }
+        // The checking move itself captured the capturer: an ordinary recapture, not hidden.
+        if c.to() == to {
+            continue;
+        }
+        let mut replies = MoveList::new();
+        checked.generate_legal(&mut replies);
+        if replies.is_empty() {
+            return true;
+        }
+        let wins_back = replies.iter().all(|&r| {
+            let piece_at = if r.from() == to { r.to() } else { to };
+            let next = checked.after(r);
+            budget.spend() && can_capture(&next, piece_at)
+        });
+        if wins_back {
+            return true;
+        }
+    }
+    false
+}

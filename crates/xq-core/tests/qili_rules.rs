@@ -1,0 +1,242 @@
+//! One test per rule of the 棋例 judge (RULES.md §3 and §3a), each on the smallest position
+//! that shows it.
+
+use xq_core::qili::tactics::{Budget, CaptureVerdict, hidden_protection, judge_capture};
+use xq_core::qili::{ChaseHow, Detail, IdleKind, MoveClass, MoveInfo, RuleSet, SideTally, decide, try_judge};
+use xq_core::{Color, GameResult, Move, Position, Termination, notation::parse_move};
+
+/// Plays `moves` from `fen` and classifies each (under `rules`).
+fn classify_with(fen: &str, moves: &[&str], rules: RuleSet) -> Vec<MoveInfo> {
+    let (positions, played) = play(fen, moves);
+    try_judge(&positions, &played, 0, rules).expect("consistent history").moves
+}
+
+fn classify(fen: &str, moves: &[&str]) -> Vec<MoveInfo> {
+    classify_with(fen, moves, RuleSet::Cxa)
+}
+
+fn play(fen: &str, moves: &[&str]) -> (Vec<Position>, Vec<Move>) {
+    let mut pos = Position::from_fen(fen).expect("valid FEN");
+    let mut positions = vec![pos];
+    let mut played = Vec::new();
+    for text in moves {
+        let m = parse_move(&pos, text).expect("legal move");
+        pos = pos.after(m);
+        positions.push(pos);
+        played.push(m);
+    }
+    (positions, played)
+}
+
+fn targets(info: &MoveInfo) -> Vec<String> {
+    info.targets.iter().map(|s| s.to_string()).collect()
+}
+
+fn capture(fen: &str, m: &str) -> CaptureVerdict {
+    let pos = Position::from_fen(fen).expect("valid FEN");
+    let mv = parse_move(&pos, m).expect("legal capture");
+    judge_capture(&pos, mv, &mut Budget::new())
+}
+
+fn tally(moves: u32, checks: u32, mate_threats: u32, chases: u32) -> SideTally {
+    SideTally { moves, checks, mate_threats, chases, ..SideTally::default() }
+}
+
+#[test]
+fn chase_of_an_unprotected_piece() {
+    // The rook attacks a lone horse: chase (29.1, 29.3).
+    let info = classify("4k4/9/9/9/9/4n4/R8/9/9/3K5 w", &["a3a4"]);
+    assert_eq!(info[0].class, MoveClass::Chase);
+    assert_eq!(info[0].detail, Detail::Chase(ChaseHow::Direct));
+    assert_eq!(targets(&info[0]), ["e4"]);
+}
+
+#[test]
+fn attacking_a_protected_piece_is_idle() {
+    // The same attack on a horse guarded by another horse: the rook would lose itself (有根子).
+    let info = classify("4k4/9/9/9/2n6/4n4/R8/9/9/3K5 w", &["a3a4"]);
+    assert_eq!(info[0].class, MoveClass::Idle);
+}
+
+#[test]
+fn false_protection_by_pin_is_no_protection() {
+    // The horse on e9 guards f7, but moving it would expose its king to the rook on i9 (假根).
+    assert_eq!(capture("3kn3R/9/R4c3/9/9/9/9/9/9/4K4 w", "a7f7"), CaptureVerdict::Unprotected);
+    // Without the pinning rook the horse protects the cannon: rook for cannon is no gain.
+    assert_eq!(capture("3kn4/9/R4c3/9/9/9/9/9/9/4K4 w", "a7f7"), CaptureVerdict::NoGain);
+}
+
+#[test]
+fn insufficient_protection_more_attackers_is_a_joint_chase() {
+    // Two rooks against a horse guarded once by the rook on f9 (少根): the exchange wins.
+    assert_eq!(capture("4kr3/9/9/9/R4n3/9/9/9/5R3/3K5 w", "f1f5"), CaptureVerdict::WinsExchange);
+    // One rook alone loses itself for the horse.
+    assert_eq!(capture("4kr3/9/9/9/5n3/9/9/9/5R3/3K5 w", "f1f5"), CaptureVerdict::NoGain);
+}
+
+#[test]
+fn insufficient_protection_cheaper_attacker_chases_a_protected_rook() {
+    // A horse attacks a rook guarded by the other rook: still a chase (少根 by value).
+    let info = classify("3rk4/9/9/9/3r5/9/9/9/3N5/5K3 w", &["d1e3"]);
+    assert_eq!(info[0].class, MoveClass::Chase);
+    assert_eq!(info[0].detail, Detail::Chase(ChaseHow::ByExchange));
+    assert_eq!(targets(&info[0]), ["d5"]);
+    assert!(!info[0].grade_b, "a single-piece chase of a rook grades A (26.9)");
+}
+
+#[test]
+fn hidden_protection_by_check_counts_as_protection() {
+    // After Rxe4 the horse jumps to f2 with check and takes the rook back next (暗根).
+    let fen = "3k5/4a4/9/9/R8/4c4/7n1/9/9/4K4 w";
+    let pos = Position::from_fen("3k5/4a4/9/9/9/R3c4/7n1/9/9/4K4 w").expect("valid FEN");
+    let rxe4 = parse_move(&pos, "a4e4").expect("legal");
+    assert!(hidden_protection(&pos.after(rxe4), rxe4.to(), &mut Budget::new()));
+    assert_eq!(judge_capture(&pos, rxe4, &mut Budget::new()), CaptureVerdict::NoGain);
+    let info = classify(fen, &["a5a4"]);
+    assert_eq!(info[0].class, MoveClass::Idle, "a hidden-protected cannon is not chased by a rook");
+    // Without the horse, the cannon hangs.
+    let info = classify("3k5/4a4/9/9/R8/4c4/9/9/9/4K4 w", &["a5a4"]);
+    assert_eq!(info[0].class, MoveClass::Chase);
+}
+
+#[test]
+fn chase_by_consecutive_checks() {
+    // Nd6 threatens Nc8+, forking king and rook: after the king moves, Nxa7 (抽将).
+    let info = classify("4k4/9/r8/9/5N3/9/9/9/9/3K5 w", &["f5d6"]);
+    assert_eq!(info[0].class, MoveClass::Chase);
+    assert_eq!(info[0].detail, Detail::Chase(ChaseHow::ByChecks));
+    assert_eq!(targets(&info[0]), ["a7"]);
+}
+
+#[test]
+fn chase_by_an_exchange_that_wins_material() {
+    // A horse attacks a protected rook: horse for rook is a gain (29.1, complete exchange).
+    let verdict = capture("3rk4/9/9/9/3r5/9/4N4/9/9/5K3 w", "e3d5");
+    assert_eq!(verdict, CaptureVerdict::CheaperAttacker);
+    // A rook taking a protected horse loses the rook: no gain.
+    assert_eq!(capture("4k4/9/9/9/2n6/R3n4/9/9/9/3K5 w", "a4e4"), CaptureVerdict::NoGain);
+}
+
+#[test]
+fn capture_walking_into_mate_is_no_chase() {
+    // The rook on g0 shuts the back rank: after Rxg5, Rh0+ forces Rg0 and Rxg0 mates.
+    // The capture wins nothing (29.4; the search sees Rh0+ win the rook back by check).
+    assert_eq!(capture("4k4/7r1/9/9/6n2/9/9/9/3C5/3K2R2 w", "g0g5"), CaptureVerdict::NoGain);
+    // Without the black rook the horse is simply won.
+    assert_eq!(capture("4k4/9/9/9/6n2/9/9/9/3C5/3K2R2 w", "g0g5"), CaptureVerdict::Unprotected);
+}
+
+#[test]
+fn from_chase_to_chase_is_idle() {
+    // The rook already attacked the lone horse; moving along the same line keeps the
+    // chase without creating a new one (29.2, 从捉到捉).
+    let info = classify("4k4/9/9/9/9/R3n4/9/9/9/3K5 w", &["a4b4"]);
+    assert_eq!(info[0].class, MoveClass::Idle);
+}
+
+#[test]
+fn king_alone_attacking_is_idle() {
+    // The red king steps next to a lone black horse (27.1).
+    let info = classify("5k3/9/9/9/9/9/9/9/4n4/3K5 w", &["d0e0"]);
+    assert_eq!(info[0].class, MoveClass::Idle);
+    assert_eq!(info[0].detail, Detail::Idle(IdleKind::KingAlone));
+}
+
+#[test]
+fn king_lending_its_power_is_a_chase() {
+    // The king steps aside and uncovers the rook behind it on the file (27.1 exception):
+    // the rook now attacks the horse, the king's move made the chase.
+    let info = classify("r4k3/9/9/9/9/4n4/9/9/4K4/4R4 w", &["e1d1"]);
+    assert_eq!(info[0].class, MoveClass::Chase);
+    assert_eq!(targets(&info[0]), ["e4"]);
+}
+
+#[test]
+fn pawn_alone_attacking_is_idle() {
+    // A crossed pawn steps next to a lone black horse (27.2).
+    let info = classify("r2k5/9/3n5/4P4/9/9/9/9/9/4K4 w", &["e6e7"]);
+    assert_eq!(info[0].class, MoveClass::Idle);
+    assert_eq!(info[0].detail, Detail::Idle(IdleKind::PawnAlone));
+    assert!(info[0].pawn_attack);
+}
+
+#[test]
+fn pawn_attacks_count_in_a_mutual_perpetual_attack() {
+    // Red chases with a pawn on every move, black chases on every move: mutual 长打, so the
+    // pawn's attacks are chases and both sides are forbidden: draw under cxa (27.2, 26.3).
+    let red = SideTally { moves: 2, pawn_attacks: 2, ..SideTally::default() };
+    let black = tally(2, 0, 0, 2);
+    let o = decide(&red, &black, RuleSet::Cxa);
+    assert_eq!((o.result, o.reason), (GameResult::Draw, Termination::BothForbidden));
+    // Against an idle opponent the pawn alone is idle: both allowed.
+    let idle = tally(2, 0, 0, 0);
+    assert_eq!(decide(&red, &idle, RuleSet::Cxa).reason, Termination::BothAllowed);
+}
+
+#[test]
+fn exchange_offer_is_idle() {
+    // The red rook, guarded by the horse, faces the lone black rook: 兑, idle (28.5).
+    let info = classify("4k4/9/9/r8/9/9/2N6/9/9/R2K5 w", &["a0a2"]);
+    assert_eq!(info[0].class, MoveClass::Idle);
+    assert_eq!(info[0].detail, Detail::Idle(IdleKind::ExchangeOffer));
+}
+
+#[test]
+fn perpetual_check_loses() {
+    let (positions, moves) = play("4k4/9/9/9/9/9/9/9/9/R2K5 w", &["a0a9", "e9e8", "a9a8", "e8e9", "a8a9"]);
+    let j = try_judge(&positions, &moves, 1, RuleSet::Cxa).expect("judgeable");
+    assert!(j.classes.iter().step_by(2).all(|c| *c == MoveClass::Idle));
+    assert!(j.classes.iter().skip(1).step_by(2).all(|c| *c == MoveClass::Check));
+    assert_eq!(j.outcome.result, GameResult::BlackWins);
+    let o = decide(&tally(2, 2, 0, 0), &tally(2, 0, 0, 2), RuleSet::Cxa);
+    assert_eq!((o.result, o.reason, o.article), (GameResult::BlackWins, Termination::PerpetualCheck, "26.1"));
+    assert_eq!(o.must_vary, Some(Color::Red));
+}
+
+#[test]
+fn mutual_perpetual_check_draws() {
+    let o = decide(&tally(2, 2, 0, 0), &tally(2, 2, 0, 0), RuleSet::Cxa);
+    assert_eq!((o.result, o.reason), (GameResult::Draw, Termination::MutualPerpetualCheck));
+}
+
+#[test]
+fn forbidden_against_allowed_loses() {
+    let o = decide(&tally(2, 1, 0, 1), &tally(2, 0, 0, 1), RuleSet::Cxa);
+    assert_eq!(
+        (o.result, o.reason, o.article),
+        (GameResult::BlackWins, Termination::PerpetualAttack, "26.4")
+    );
+    let o = decide(&tally(2, 0, 0, 0), &tally(2, 0, 2, 0), RuleSet::Cxa);
+    assert_eq!((o.result, o.reason), (GameResult::RedWins, Termination::PerpetualMateThreat));
+    let o = decide(&tally(2, 0, 0, 2), &tally(2, 0, 0, 0), RuleSet::Cxa);
+    assert_eq!((o.result, o.reason), (GameResult::BlackWins, Termination::PerpetualChase));
+}
+
+#[test]
+fn both_forbidden_draw_under_cxa_and_grade_under_cxa2020() {
+    let a = tally(2, 0, 0, 2);
+    let b = SideTally { grade_b: true, ..tally(2, 0, 0, 2) };
+    let o = decide(&a, &b, RuleSet::Cxa);
+    assert_eq!((o.result, o.reason, o.article), (GameResult::Draw, Termination::BothForbidden, "26.3"));
+    // 26.9: grade A against grade B: the A side must vary.
+    let o = decide(&a, &b, RuleSet::Cxa2020);
+    assert_eq!((o.result, o.must_vary, o.article), (GameResult::BlackWins, Some(Color::Red), "26.9"));
+    let o = decide(&b, &b, RuleSet::Cxa2020);
+    assert_eq!(o.result, GameResult::Draw);
+    let o = decide(&a, &a, RuleSet::Cxa2020);
+    assert_eq!(o.result, GameResult::Draw);
+}
+
+#[test]
+fn both_allowed_draws() {
+    let o = decide(&tally(2, 1, 0, 0), &tally(2, 0, 0, 0), RuleSet::Cxa);
+    assert_eq!((o.result, o.reason, o.article), (GameResult::Draw, Termination::BothAllowed, "26.2"));
+}
+
+#[test]
+fn king_answering_a_check_is_idle_under_cxa2020() {
+    // Black's king steps out of check next to a lone rook it attacks (26.1.2).
+    let fen = "4k4/9/9/9/9/9/9/9/9/R2K5 w";
+    let info = classify_with(fen, &["a0a9", "e9e8"], RuleSet::Cxa2020);
+    assert_eq!(info[1].class, MoveClass::Idle);
+}
