@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde_json::json;
 use xq_core::qili::{Detail, MoveInfo, RuleSet, try_judge};
-use xq_core::{Color, Move, Position, START_FEN, notation::parse_move};
+use xq_core::{Color, Position, START_FEN, notation::parse_move};
 
 #[derive(Args)]
 pub struct JudgeArgs {
@@ -27,12 +27,6 @@ pub struct JudgeArgs {
     json: bool,
 }
 
-/// The move in Chinese notation. The Chinese renderer is being added to
-/// `xq_core::notation` on another branch; until it is merged this is the ICCS string.
-fn chinese_or_iccs(_pos: &Position, m: Move) -> String {
-    m.iccs()
-}
-
 /// The last completed cycle: the latest position that occurred before, back to its most
 /// recent earlier occurrence. A position occurring for the second time completes a cycle
 /// (the rulebook's cases show each cycle once).
@@ -40,13 +34,6 @@ fn last_cycle(positions: &[Position]) -> Option<(usize, usize)> {
     (1..positions.len())
         .rev()
         .find_map(|j| (0..j).rev().find(|&i| positions[i] == positions[j]).map(|i| (i, j - i)))
-}
-
-fn side_name(c: Color) -> &'static str {
-    match c {
-        Color::Red => "red",
-        Color::Black => "black",
-    }
 }
 
 /// The Chinese and English label of a classified move: 将 杀 捉 闲 兑 献 拦 跟.
@@ -68,7 +55,7 @@ pub fn judge(args: JudgeArgs) -> Result<()> {
     let mut chinese = Vec::with_capacity(args.moves.len());
     for (i, text) in args.moves.iter().enumerate() {
         let m = parse_move(&pos, text).with_context(|| format!("move {} ({text})", i + 1))?;
-        chinese.push(chinese_or_iccs(&pos, m));
+        chinese.push(xq_core::notation::chinese(&pos, m));
         pos = pos.after(m);
         positions.push(pos);
         moves.push(m);
@@ -92,7 +79,7 @@ pub fn judge(args: JudgeArgs) -> Result<()> {
                 json!({
                     "move": moves[i].iccs(),
                     "chinese": chinese[i],
-                    "side": side_name(positions[i].side_to_move()),
+                    "side": positions[i].side_to_move().name(),
                     "class": info.class.name(),
                     "detail": info.detail.name(),
                     "targets": targets,
@@ -106,7 +93,7 @@ pub fn judge(args: JudgeArgs) -> Result<()> {
             "verdict": outcome.map_or("none", |o| o.result.verdict_name()),
             "reason": outcome.map(|o| o.reason.name()),
             "article": outcome.map(|o| o.article),
-            "must_vary": outcome.and_then(|o| o.must_vary).map(side_name),
+            "must_vary": outcome.and_then(|o| o.must_vary).map(Color::name),
         });
         println!("{out}");
         return Ok(());
@@ -120,7 +107,7 @@ pub fn judge(args: JudgeArgs) -> Result<()> {
         println!(
             "{:>4}  {:<6} {:<10} {:<5} {:<4} {:<26} {}",
             i,
-            side_name(positions[i].side_to_move()),
+            positions[i].side_to_move().name(),
             chinese[i],
             if in_cycle { "cycle" } else { "" },
             cn,
@@ -131,7 +118,7 @@ pub fn judge(args: JudgeArgs) -> Result<()> {
     match (cycle, outcome) {
         (Some((start, plies)), Some(o)) => {
             println!("cycle: plies {start}..{} ({plies} plies)", start + plies);
-            let vary = o.must_vary.map_or(String::new(), |c| format!(", {} must vary", side_name(c)));
+            let vary = o.must_vary.map_or(String::new(), |c| format!(", {} must vary", c.name()));
             println!("verdict: {} ({}, article {}{vary})", o.result.verdict_name(), o.reason, o.article);
         }
         _ => println!("verdict: none (no position repeats)"),

@@ -2,6 +2,7 @@
 
 mod judge_cmd;
 mod rules_cmd;
+mod selfplay_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -21,6 +22,8 @@ enum Command {
     Moves(rules_cmd::MovesArgs),
     /// Classify every move (check, mate threat, chase, idle) and adjudicate the repetition (棋例).
     Judge(judge_cmd::JudgeArgs),
+    /// Generate games and training samples by MCTS self-play (Parquet shards).
+    Selfplay(selfplay_cmd::SelfplayArgs),
 }
 
 /// Exit code for bad input (malformed FEN, illegal move, bad config).
@@ -32,12 +35,27 @@ fn main() -> ExitCode {
         Command::Perft(args) => rules_cmd::perft(args),
         Command::Moves(args) => rules_cmd::moves(args),
         Command::Judge(args) => judge_cmd::judge(args),
+        Command::Selfplay(args) => selfplay_cmd::selfplay(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", error_chain(&e));
             ExitCode::from(EXIT_BAD_INPUT)
         }
     }
+}
+
+/// The error and its causes on one line, leaving out a cause whose text the message
+/// already contains (some library errors print their source themselves).
+fn error_chain(e: &anyhow::Error) -> String {
+    let mut line = e.to_string();
+    for cause in e.chain().skip(1) {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+    }
+    line
 }

@@ -44,8 +44,16 @@ pub enum FenError {
     #[error("unexpected trailing FEN field {0:?}")]
     TrailingField(String),
     /// The board reads fine but is not a legal position.
+    // Not marked as the error's source: the message already includes it, and error-chain
+    // printers would otherwise say it twice.
     #[error("illegal position: {0}")]
-    Position(#[from] PositionError),
+    Position(PositionError),
+}
+
+impl From<PositionError> for FenError {
+    fn from(e: PositionError) -> Self {
+        FenError::Position(e)
+    }
 }
 
 /// Reads a FEN into an unvalidated [`Setup`].

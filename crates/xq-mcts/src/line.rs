@@ -204,7 +204,15 @@ pub(crate) fn judge_repetition(
     start: usize,
     rule_set: RuleSet,
 ) -> xq_core::GameResult {
-    xq_core::qili::judge(positions, moves, start, rule_set).outcome.result
+    match xq_core::qili::judge_outcome(positions, moves, start, rule_set) {
+        Ok(outcome) => outcome.result,
+        // The line is built from legal moves, so the judge cannot reject it; a draw is the
+        // neutral answer should that ever change.
+        Err(e) => {
+            debug_assert!(false, "judge rejected a search line: {e}");
+            xq_core::GameResult::Draw
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,20 @@
+//! # xq-selfplay: self-play data generation
+//!
+//! Many games at once, each with its own MCTS tree ([`xq_mcts::Search`]), their leaves
+//! evaluated together in one batch by one [`xq_mcts::Evaluator`]; every searched position
+//! becomes a [`xq_data::Sample`] and every game a [`xq_data::GameRecord`], written as Parquet
+//! shards. Results come only from xq-core ([`xq_core::Game::outcome`], including the 棋例
+//! verdict), resignation and the maximum game length.
+//!
+//! Reproducible (every random choice derives from the config's seed and the game's index)
+//! and resumable (see [`run_selfplay`]).
+
+mod config;
+mod driver;
+mod summary;
+
+pub use config::{
+    BuiltinEvaluator, ConfigError, ResignConfig, RulesConfig, SelfplayConfig, SelfplaySection, fnv1a64,
+};
+pub use driver::{SelfplayError, SelfplayRun, run_selfplay};
+pub use summary::Summary;
