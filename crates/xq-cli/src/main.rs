@@ -1,5 +1,6 @@
 //! `xq`: Xiangqi rules, self-play, training and evaluation from one command.
 
+mod eval_cmd;
 mod rules_cmd;
 
 use clap::{Parser, Subcommand};
@@ -18,6 +19,8 @@ enum Command {
     Perft(rules_cmd::PerftArgs),
     /// Show the position after some moves: legal moves, check and status.
     Moves(rules_cmd::MovesArgs),
+    /// Run or resume an evaluation event (gauntlet, round robin, Swiss, SPRT, gate).
+    Eval(eval_cmd::EvalArgs),
 }
 
 /// Exit code for bad input (malformed FEN, illegal move, bad config).
@@ -28,6 +31,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => rules_cmd::perft(args),
         Command::Moves(args) => rules_cmd::moves(args),
+        Command::Eval(args) => eval_cmd::eval(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
