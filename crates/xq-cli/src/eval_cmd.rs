@@ -34,7 +34,7 @@ pub struct EvalArgs {
     #[arg(long)]
     config: PathBuf,
     /// Output directory (journal, PGN, reports, chart); rerunning with it resumes the event.
-    /// Default: runs/<config file stem>.
+    /// Default: data/runs/<config file stem> (ignored by git).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Stop after this many new games (the event resumes on the next run).
@@ -83,7 +83,7 @@ pub fn eval(args: EvalArgs) -> Result<()> {
         Some(out) => out,
         None => {
             let stem = args.config.file_stem().context("the config path has no file name")?;
-            PathBuf::from("runs").join(stem)
+            PathBuf::from("data/runs").join(stem)
         }
     };
     let bar = if args.quiet {

@@ -64,6 +64,8 @@ pub const REPORT_JSON_FILE: &str = "report.json";
 pub const REPORT_MD_FILE: &str = "report.md";
 /// The rating ladder chart.
 pub const LADDER_SVG_FILE: &str = "ladder.svg";
+/// The configuration the journal was written under, checked when an event resumes.
+pub const CONFIG_FILE: &str = "config.json";
 
 /// Why an event could not be run.
 #[derive(Debug, Error)]
@@ -693,6 +695,28 @@ fn journal_entry(ctx: &GameContext<'_>, g: &ScheduledGame, played: &xq_play::Gam
     }
 }
 
+/// On a fresh event writes the configuration next to the journal; on a resumed one refuses a
+/// configuration that differs in anything but `concurrency` (which does not change results).
+fn check_same_config(config: &RunConfig, path: &Path, resuming: bool) -> Result<(), RunError> {
+    let canonical = |c: &RunConfig| {
+        serde_json::to_string_pretty(&RunConfig { concurrency: 1, ..c.clone() })
+            .map_err(|e| RunError::Config(format!("cannot serialize the configuration: {e}")))
+    };
+    let ours = canonical(config)?;
+    if resuming && let Ok(text) = std::fs::read_to_string(path) {
+        let theirs: RunConfig = serde_json::from_str(&text)
+            .map_err(|e| RunError::JournalMismatch(format!("{}: {e}", path.display())))?;
+        if canonical(&theirs)? != ours {
+            return Err(RunError::JournalMismatch(format!(
+                "the configuration differs from the one in {} (only concurrency may change on resume)",
+                path.display()
+            )));
+        }
+        return Ok(());
+    }
+    std::fs::write(path, ours + "\n").map_err(io_error(path))
+}
+
 /// Reads a journal, dropping (and cutting from the file) a last line without its newline.
 fn read_journal(path: &Path) -> Result<Vec<JournalEntry>, RunError> {
     let text = match std::fs::read_to_string(path) {
@@ -774,6 +798,7 @@ pub fn run_event(
     std::fs::create_dir_all(out_dir).map_err(io_error(out_dir))?;
     let journal_path = out_dir.join(JOURNAL_FILE);
     let mut entries = read_journal(&journal_path)?;
+    check_same_config(config, &out_dir.join(CONFIG_FILE), !entries.is_empty())?;
     for e in &entries {
         let (red, black) = (config.players.get(e.record.red), config.players.get(e.record.black));
         if red.map(PlayerSpec::name) != Some(e.red.as_str())

@@ -255,4 +255,10 @@ fn a_journal_from_another_event_is_refused() {
     let other = TINY.replace("name = \"greedy\"", "name = \"greedy-2\"");
     let err = run_event(&config(&other), dir.path(), &RunOptions::default(), &mut |_| {}).unwrap_err();
     assert!(matches!(err, RunError::JournalMismatch(_)), "{err}");
+    // Same names, different settings: refused too; a different concurrency is fine.
+    let longer = TINY.replace("max_plies = 160", "max_plies = 170");
+    let err = run_event(&config(&longer), dir.path(), &RunOptions::default(), &mut |_| {}).unwrap_err();
+    assert!(err.to_string().contains("configuration differs"), "{err}");
+    let serial = TINY.replace("concurrency = 2", "concurrency = 1");
+    assert_eq!(run(&config(&serial), dir.path(), None).report.games, 4);
 }
