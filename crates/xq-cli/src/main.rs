@@ -1,5 +1,6 @@
 //! `xq`: Xiangqi rules, self-play, training and evaluation from one command.
 
+mod eval_cmd;
 mod judge_cmd;
 mod rules_cmd;
 mod selfplay_cmd;
@@ -24,6 +25,8 @@ enum Command {
     Judge(judge_cmd::JudgeArgs),
     /// Generate games and training samples by MCTS self-play (Parquet shards).
     Selfplay(selfplay_cmd::SelfplayArgs),
+    /// Run or resume an evaluation event (gauntlet, round robin, Swiss, SPRT, gate).
+    Eval(eval_cmd::EvalArgs),
 }
 
 /// Exit code for bad input (malformed FEN, illegal move, bad config).
@@ -36,6 +39,7 @@ fn main() -> ExitCode {
         Command::Moves(args) => rules_cmd::moves(args),
         Command::Judge(args) => judge_cmd::judge(args),
         Command::Selfplay(args) => selfplay_cmd::selfplay(args),
+        Command::Eval(args) => eval_cmd::eval(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -355,6 +355,22 @@ impl Event {
         out
     }
 
+    /// Withdraws every issued game that has no result yet and returns them, in issue order.
+    ///
+    /// For a runner that stops playing once the event is decided: an SPRT that reached a bound
+    /// while later pairs were already issued drops them, so the event finishes on the results
+    /// in game order whatever games happened to be in flight. Only SPRT events withdraw (the
+    /// other formats index their schedules by the games issued); they return nothing.
+    pub fn withdraw_unfinished(&mut self) -> Vec<ScheduledGame> {
+        if !matches!(self.config.format, Format::Sprt { .. }) {
+            return Vec::new();
+        }
+        let (kept, withdrawn): (Vec<ScheduledGame>, Vec<ScheduledGame>) =
+            self.issued.iter().partition(|g| self.records.contains_key(&g.game));
+        self.issued = kept;
+        withdrawn
+    }
+
     /// Takes a finished game's result.
     pub fn record(&mut self, record: GameRecord) -> Result<(), EventError> {
         let Some(game) = self.issued.iter().find(|g| g.game == record.game) else {

@@ -9,6 +9,8 @@
 //! * [`openings`]: the opening book and the seeded, paired opening order of an event.
 //! * [`pgn`]: a Xiangqi PGN writer and parser.
 //! * [`report`]: a JSON event report and its Markdown summary; [`plot`]: SVG charts.
+//! * [`runner`]: runs an event from a TOML configuration with real players (xq-play), on many
+//!   threads, with a resumable journal and every output file.
 
 pub mod events;
 pub mod openings;
@@ -16,5 +18,6 @@ pub mod pgn;
 pub mod plot;
 pub mod record;
 pub mod report;
+pub mod runner;
 pub mod standings;
 pub mod stats;

@@ -428,8 +428,9 @@ pub struct SprtResult {
     pub state: SprtState,
 }
 
-/// Evaluates the GSPRT on pentanomial counts. With no pairs, or no spread in the results, the
-/// LLR is 0 (fastchess returns 0 when the variance is 0).
+/// Evaluates the GSPRT on pentanomial counts. With no pairs the LLR is 0; so it is with no
+/// spread in the results (fastchess returns 0 when the variance is 0), except for the exact
+/// logistic test, whose regularized counts give a finite LLR (Fishtest's `LLR_logistic`).
 ///
 /// ```
 /// use xq_eval::stats::{Pentanomial, SprtConfig, SprtState, sprt};
@@ -454,7 +455,10 @@ pub fn sprt(penta: &Pentanomial, cfg: &SprtConfig) -> Result<SprtResult, StatsEr
 /// The log-likelihood ratio of H1 against H0 for pentanomial counts.
 pub fn llr(penta: &Pentanomial, cfg: &SprtConfig) -> f64 {
     let Ok((score, var)) = penta.moments() else { return 0.0 };
-    if var <= 0.0 {
+    // The exact logistic GSPRT needs no variance (zero counts are regularized), so a player
+    // that wins every pair still passes it; the other combinations divide by the variance.
+    let needs_variance = !(cfg.model == EloModel::Logistic && cfg.method == LlrMethod::Exact);
+    if var <= 0.0 && needs_variance {
         return 0.0;
     }
     let (s0, s1) = match cfg.model {
@@ -538,6 +542,24 @@ mod tests {
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol
+    }
+
+    #[test]
+    fn exact_logistic_sprt_accepts_a_clean_sweep() {
+        let sweep = Pentanomial::new([0, 0, 0, 0, 30]);
+        let exact = SprtConfig {
+            elo0: 0.0,
+            elo1: 50.0,
+            alpha: 0.05,
+            beta: 0.05,
+            model: EloModel::Logistic,
+            method: LlrMethod::Exact,
+        };
+        assert_eq!(sprt(&sweep, &exact).unwrap().state, SprtState::AcceptH1);
+        // Without a variance the other variants cannot tell.
+        let approx = SprtConfig { method: LlrMethod::Approximate, ..exact };
+        assert_eq!(llr(&sweep, &approx), 0.0);
+        assert_eq!(llr(&Pentanomial::new([0, 0, 0, 0, 0]), &exact), 0.0);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! - [`run_parallel`] and [`run_match`]: many games on many threads, results in game order,
 //!   every game seeded from its index.
 //! - Baselines: [`RandomPlayer`], [`GreedyPlayer`], [`AlphaBetaPlayer`].
+//! - [`MctsPlayer`]: xq-mcts's search over any evaluator at a fixed number of visits.
 //! - External engines in subprocesses: [`Engine`] speaking UCI (Pikafish, Fairy-Stockfish)
 //!   or UCCI (ElephantEye).
 //!
@@ -34,6 +35,7 @@
 mod baseline;
 pub mod engine;
 mod event;
+mod mcts;
 mod opening;
 mod player;
 mod runner;
@@ -41,6 +43,7 @@ mod runner;
 pub use baseline::{AlphaBetaConfig, AlphaBetaPlayer, GreedyPlayer, RandomPlayer};
 pub use engine::{Engine, EngineConfig, Protocol};
 pub use event::{MatchConfig, MatchResult, Tally, run_match, run_parallel};
+pub use mcts::MctsPlayer;
 pub use opening::{Opening, OpeningError};
 pub use player::{GameStart, MATE_CENTIPAWNS, MoveChoice, Player, PlayerError, Score, SearchLimits};
 pub use runner::{

@@ -1,0 +1,116 @@
+//! `xq eval gauntlet|round-robin|swiss|sprt|gate --config FILE [--out DIR]`: runs (or resumes)
+//! an evaluation event with xq-eval's runner and prints its summary.
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::time::Duration;
+use xq_eval::events::Format;
+use xq_eval::runner::{Progress, RunConfig, RunOptions, run_event};
+
+/// The event format, which must match the configuration's `[format] kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EventKind {
+    /// Player 0 against every other player.
+    Gauntlet,
+    /// Everyone against everyone.
+    RoundRobin,
+    /// Swiss system.
+    Swiss,
+    /// Head-to-head SPRT of player 0 against player 1.
+    Sprt,
+    /// Promotion gate of player 0 against player 1.
+    Gate,
+}
+
+/// Arguments of `xq eval`.
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    /// The event format.
+    #[arg(value_enum)]
+    kind: EventKind,
+    /// The event configuration (TOML, see configs/eval-*.toml).
+    #[arg(long)]
+    config: PathBuf,
+    /// Output directory (journal, PGN, reports, chart); rerunning with it resumes the event.
+    /// Default: data/runs/<config file stem> (ignored by git).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Stop after this many new games (the event resumes on the next run).
+    #[arg(long)]
+    max_games: Option<usize>,
+    /// No progress line.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn kind_of(format: &Format) -> EventKind {
+    match format {
+        Format::Gauntlet { .. } => EventKind::Gauntlet,
+        Format::RoundRobin { .. } => EventKind::RoundRobin,
+        Format::Swiss { .. } => EventKind::Swiss,
+        Format::Sprt { .. } => EventKind::Sprt,
+        Format::Gate { .. } => EventKind::Gate,
+    }
+}
+
+fn progress_message(p: &Progress) -> String {
+    let w = p.first_wdl;
+    let mut text = format!("{} +{} ={} -{}", p.first_player, w.wins, w.draws, w.losses);
+    if let Some(e) = &p.elo {
+        text.push_str(&format!(" Elo {:+.0} ± {:.0}", e.elo.value, e.elo.half_width()));
+    }
+    if let Some(s) = &p.sprt {
+        text.push_str(&format!(" LLR {:.2} [{:.2}, {:.2}]", s.llr, s.lower_bound, s.upper_bound));
+    }
+    text
+}
+
+/// Runs `xq eval`.
+pub fn eval(args: EvalArgs) -> Result<()> {
+    let config = RunConfig::load(&args.config)?;
+    let wanted = kind_of(&config.format);
+    if wanted != args.kind {
+        bail!(
+            "{} describes a {} event, not {}",
+            args.config.display(),
+            wanted.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string()),
+            args.kind.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
+        );
+    }
+    let out = match args.out {
+        Some(out) => out,
+        None => {
+            let stem = args.config.file_stem().context("the config path has no file name")?;
+            PathBuf::from("data/runs").join(stem)
+        }
+    };
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::new(config.max_games() as u64);
+        let style = ProgressStyle::with_template("{elapsed_precise} games {pos}/{len} {msg}")
+            .context("progress template")?;
+        bar.set_style(style);
+        bar.enable_steady_tick(Duration::from_millis(500));
+        bar
+    };
+    let options = RunOptions { max_games_this_run: args.max_games };
+    let summary = run_event(&config, &out, &options, &mut |p: &Progress| {
+        bar.set_position(p.finished as u64);
+        bar.set_message(progress_message(p));
+    })?;
+    bar.finish_and_clear();
+    println!("{}", summary.report.to_markdown().trim_end());
+    println!();
+    println!(
+        "{} games ({} resumed from the journal, {} played now) in {:.1} s; outputs in {}",
+        summary.report.games,
+        summary.resumed,
+        summary.played,
+        summary.wall_time.as_secs_f64(),
+        summary.out_dir.display()
+    );
+    Ok(())
+}

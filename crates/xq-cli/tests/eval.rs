@@ -1,0 +1,68 @@
+//! `xq eval`: a tiny SPRT from a config file writes every output, resumes, and bad input
+//! exits with code 2.
+
+use std::process::{Command, Output};
+
+const XQ: &str = env!("CARGO_BIN_EXE_xq");
+
+const TINY_SPRT: &str = r#"
+name = "cli sprt"
+seed = 2
+concurrency = 2
+[format]
+kind = "sprt"
+max_pairs = 3
+sprt = { elo0 = 0, elo1 = 50, alpha = 0.05, beta = 0.05, model = "logistic", method = "exact" }
+[game]
+max_plies = 120
+[[players]]
+kind = "greedy"
+name = "greedy"
+[[players]]
+kind = "random"
+name = "random"
+"#;
+
+fn xq(args: &[&str]) -> Output {
+    Command::new(XQ).args(args).output().expect("run the xq binary")
+}
+
+#[test]
+fn eval_sprt_runs_a_config_and_writes_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("eval-tiny.toml");
+    std::fs::write(&config, TINY_SPRT).unwrap();
+    let out = dir.path().join("out");
+    let args =
+        ["eval", "sprt", "--config", config.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"];
+    let run = xq(&args);
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "stderr: {}", String::from_utf8_lossy(&run.stderr));
+    assert!(stdout.contains("# cli sprt") && stdout.contains("6 games"), "{stdout}");
+    for file in ["journal.jsonl", "games.pgn", "report.json", "report.md", "ladder.svg"] {
+        assert!(out.join(file).is_file(), "{file} missing");
+    }
+    let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), 6);
+    // A second run resumes the finished event and plays nothing.
+    let again = xq(&args);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("6 resumed from the journal, 0 played now"));
+}
+
+#[test]
+fn eval_rejects_a_format_mismatch_and_bad_configs_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("eval-tiny.toml");
+    std::fs::write(&config, TINY_SPRT).unwrap();
+    let out = dir.path().join("out");
+    let run = xq(&["eval", "gauntlet", "--config", config.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("sprt event, not gauntlet"), "{stderr}");
+
+    std::fs::write(&config, TINY_SPRT.replace("seed = 2", "seed = 2\nsed = 3")).unwrap();
+    let run = xq(&["eval", "sprt", "--config", config.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("sed") && !stderr.contains("panicked"), "{stderr}");
+}

@@ -1,0 +1,264 @@
+//! The event runner end to end: outputs that parse back, kill-and-resume with equal totals,
+//! engine failures recorded as losses, and every shipped configuration parsing.
+
+use std::path::Path;
+use xq_core::GameRules;
+use xq_eval::pgn::parse_pgn;
+use xq_eval::runner::{
+    JOURNAL_FILE, JournalEntry, LADDER_SVG_FILE, PGN_FILE, REPORT_JSON_FILE, REPORT_MD_FILE, RunConfig,
+    RunError, RunOptions, RunSummary, run_event,
+};
+
+fn config(text: &str) -> RunConfig {
+    RunConfig::from_toml(text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn run(config: &RunConfig, dir: &Path, max_games: Option<usize>) -> RunSummary {
+    let options = RunOptions { max_games_this_run: max_games };
+    run_event(config, dir, &options, &mut |_| {}).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn journal(dir: &Path) -> Vec<JournalEntry> {
+    let text = std::fs::read_to_string(dir.join(JOURNAL_FILE)).unwrap();
+    let mut entries: Vec<JournalEntry> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    entries.sort_by_key(|e| e.record.game);
+    entries
+}
+
+const TINY: &str = r#"
+name = "tiny"
+seed = 4
+concurrency = 2
+openings = 3
+[format]
+kind = "round_robin"
+cycles = 2
+[game]
+max_plies = 160
+[[players]]
+kind = "random"
+name = "random"
+[[players]]
+kind = "greedy"
+name = "greedy"
+"#;
+
+#[test]
+fn a_tiny_event_writes_outputs_that_parse_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = run(&config(TINY), dir.path(), None);
+    assert!(summary.report.finished);
+    assert_eq!(summary.report.games, 4);
+    assert_eq!(summary.played, 4);
+    for file in [JOURNAL_FILE, PGN_FILE, REPORT_JSON_FILE, REPORT_MD_FILE, LADDER_SVG_FILE] {
+        assert!(dir.path().join(file).is_file(), "{file} missing");
+    }
+    let entries = journal(dir.path());
+    assert_eq!(entries.len(), 4);
+    let pgn = std::fs::read_to_string(dir.path().join(PGN_FILE)).unwrap();
+    let games = parse_pgn(&pgn).unwrap();
+    assert_eq!(games.len(), 4);
+    for (game, entry) in games.iter().zip(&entries) {
+        let replayed = game.replay(GameRules::default()).unwrap();
+        assert_eq!(replayed.moves().len(), entry.moves.len());
+        assert_eq!(game.result, Some(entry.record.result));
+        assert_eq!(game.tag("Red"), Some(entry.red.as_str()));
+        assert_eq!(game.tag("Termination"), entry.record.termination.as_deref());
+        assert!(game.tag("Opening").is_some(), "book openings are named");
+        // Chinese notation after every move.
+        assert!(game.moves.iter().all(|m| m.comment.as_deref().is_some_and(|c| !c.is_ascii())));
+        // A game that ended on the board ends where xq-core says it does.
+        if entry.record.termination.as_deref() != Some("max_length") {
+            assert!(replayed.outcome().is_some(), "game {} ended without an outcome", entry.record.game);
+        }
+    }
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join(REPORT_JSON_FILE)).unwrap()).unwrap();
+    assert_eq!(report["games"], 4);
+    let svg = std::fs::read_to_string(dir.path().join(LADDER_SVG_FILE)).unwrap();
+    assert!(svg.contains("<svg") && svg.contains("greedy"));
+    // Rerunning a finished event plays nothing and changes nothing.
+    let again = run(&config(TINY), dir.path(), None);
+    assert_eq!(again.played, 0);
+    assert_eq!(again.report, summary.report);
+}
+
+const RESUMABLE: &str = r#"
+name = "resume"
+seed = 9
+concurrency = 2
+openings = 4
+[format]
+kind = "round_robin"
+cycles = 1
+[game]
+max_plies = 200
+[[players]]
+kind = "random"
+name = "random"
+[[players]]
+kind = "greedy"
+name = "greedy"
+[[players]]
+kind = "alphabeta"
+name = "ab1"
+depth = 1
+[[players]]
+kind = "mcts"
+name = "mcts"
+evaluator = "material"
+visits = 16
+"#;
+
+#[test]
+fn a_killed_event_resumes_to_the_same_totals() {
+    let cfg = config(RESUMABLE);
+    let whole = tempfile::tempdir().unwrap();
+    let reference = run(&cfg, whole.path(), None);
+    assert_eq!(reference.report.games, 12);
+
+    // Stopped twice, then finished.
+    let parts = tempfile::tempdir().unwrap();
+    let first = run(&cfg, parts.path(), Some(3));
+    assert_eq!((first.played, first.report.finished), (3, false));
+    let second = run(&cfg, parts.path(), Some(4));
+    assert_eq!((second.resumed, second.played), (3, 4));
+    // Killed while writing a line: the half line is dropped and its game replayed.
+    let path = parts.path().join(JOURNAL_FILE);
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("{\"record\":{\"game\":");
+    std::fs::write(&path, text).unwrap();
+    let last = run(&cfg, parts.path(), None);
+    assert_eq!(last.resumed + last.played, 12);
+    assert_eq!(last.report, reference.report);
+    assert_eq!(journal(parts.path()), journal(whole.path()));
+    assert_eq!(
+        std::fs::read_to_string(parts.path().join(PGN_FILE)).unwrap(),
+        std::fs::read_to_string(whole.path().join(PGN_FILE)).unwrap()
+    );
+}
+
+const SPRT: &str = r#"
+name = "sprt"
+seed = 3
+concurrency = 2
+[format]
+kind = "sprt"
+max_pairs = 60
+sprt = { elo0 = 0, elo1 = 100, alpha = 0.05, beta = 0.05, model = "logistic", method = "exact" }
+[game]
+max_plies = 200
+[[players]]
+kind = "greedy"
+name = "greedy"
+[[players]]
+kind = "random"
+name = "random"
+"#;
+
+#[test]
+fn an_sprt_stops_at_the_same_pair_when_resumed() {
+    let cfg = config(SPRT);
+    let whole = tempfile::tempdir().unwrap();
+    let reference = run(&cfg, whole.path(), None);
+    let sprt = reference.report.sprt.unwrap();
+    assert_eq!(sprt.state, xq_eval::stats::SprtState::AcceptH1, "LLR {}", sprt.llr);
+    assert!(reference.report.finished && reference.report.games < 120);
+    let parts = tempfile::tempdir().unwrap();
+    run(&cfg, parts.path(), Some(5));
+    let rest = run(&cfg, parts.path(), None);
+    assert_eq!(rest.report, reference.report);
+}
+
+#[test]
+fn engine_failures_are_recorded_losses_and_the_event_goes_on() {
+    // A UCI engine that handshakes, then dies on its first `go`; and one that cannot start.
+    let script = r#"while read -r l; do case "$l" in uci) echo "id name shfake"; echo uciok;; isready) echo readyok;; go*) exit 3;; quit) exit 0;; esac; done"#;
+    let text = format!(
+        r#"
+name = "engine failures"
+seed = 1
+concurrency = 2
+openings = 2
+[format]
+kind = "gauntlet"
+pairs = 2
+[[players]]
+kind = "greedy"
+name = "greedy"
+[[players]]
+kind = "uci"
+name = "crasher"
+command = "sh"
+args = ["-c", '{script}']
+[[players]]
+kind = "ucci"
+name = "missing"
+command = "/nonexistent/xq-no-such-engine"
+"#
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let summary = run(&config(&text), dir.path(), None);
+    assert!(summary.report.finished);
+    assert_eq!(summary.report.games, 8);
+    let entries = journal(dir.path());
+    for e in &entries {
+        assert_eq!(e.record.half_points_of(0), Some(2), "greedy wins game {}: {:?}", e.record.game, e.note);
+        assert_eq!(e.record.termination.as_deref(), Some("forfeit"));
+        assert!(e.note.as_deref().is_some_and(|n| n.contains("forfeits")), "{:?}", e.note);
+    }
+    let greedy = summary.report.standings.iter().find(|s| s.name == "greedy").unwrap();
+    assert_eq!(greedy.standing.points, 8.0);
+    let crasher = summary.report.standings.iter().find(|s| s.name == "crasher").unwrap();
+    assert_eq!(crasher.standing.violations, 4);
+    let pgn = std::fs::read_to_string(dir.path().join(PGN_FILE)).unwrap();
+    assert_eq!(parse_pgn(&pgn).unwrap().len(), 8);
+}
+
+#[test]
+fn every_shipped_config_parses() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if name.starts_with("eval-") && name.ends_with(".toml") {
+            RunConfig::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+            count += 1;
+        }
+    }
+    assert!(count >= 4, "{count} eval configs");
+}
+
+#[test]
+fn bad_configs_are_named_errors() {
+    let unknown = TINY.replace("max_plies = 160", "max_plies = 160\nmax_pliez = 3");
+    let err = RunConfig::from_toml(&unknown).unwrap_err().to_string();
+    assert!(err.contains("max_pliez"), "{err}");
+    let unknown_player_key = TINY.replace("kind = \"greedy\"", "kind = \"greedy\"\ndepth = 3");
+    let err = RunConfig::from_toml(&unknown_player_key).unwrap_err().to_string();
+    assert!(err.contains("depth"), "{err}");
+    let twice = TINY.replace("name = \"greedy\"", "name = \"random\"");
+    assert!(RunConfig::from_toml(&twice).unwrap_err().to_string().contains("twice"));
+    let sprt_of_three = SPRT.replace(
+        "[[players]]\nkind = \"random\"",
+        "[[players]]\nkind = \"random\"\nname = \"r2\"\n[[players]]\nkind = \"random\"",
+    );
+    assert!(RunConfig::from_toml(&sprt_of_three).is_err());
+    assert!(matches!(RunConfig::from_toml("name = 3"), Err(RunError::Config(_))));
+}
+
+#[test]
+fn a_journal_from_another_event_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    run(&config(TINY), dir.path(), Some(2));
+    let other = TINY.replace("name = \"greedy\"", "name = \"greedy-2\"");
+    let err = run_event(&config(&other), dir.path(), &RunOptions::default(), &mut |_| {}).unwrap_err();
+    assert!(matches!(err, RunError::JournalMismatch(_)), "{err}");
+    // Same names, different settings: refused too; a different concurrency is fine.
+    let longer = TINY.replace("max_plies = 160", "max_plies = 170");
+    let err = run_event(&config(&longer), dir.path(), &RunOptions::default(), &mut |_| {}).unwrap_err();
+    assert!(err.to_string().contains("configuration differs"), "{err}");
+    let serial = TINY.replace("concurrency = 2", "concurrency = 1");
+    assert_eq!(run(&config(&serial), dir.path(), None).report.games, 4);
+}

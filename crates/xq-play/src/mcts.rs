@@ -1,0 +1,155 @@
+//! The MCTS player: xq-mcts's tree search over any [`Evaluator`] at a fixed number of visits.
+
+use crate::player::{GameStart, MoveChoice, Player, PlayerError, Score, SearchLimits};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use xq_core::{Game, Move, Position};
+use xq_mcts::{Evaluator, Search, SearchParams};
+
+/// Plays the move xq-mcts chooses after a fixed number of visits.
+///
+/// * **Reproducible**: the parameters are passed through [`SearchParams::for_evaluation`] (no
+///   root noise, temperature 0, deterministic Gumbel), and the search's generator is seeded
+///   from each game's seed, so a game replays move for move.
+/// * **Visits**: [`SearchLimits::visits`] when the runner gives it, else the parameters'
+///   `simulations`. Other limits (depth, nodes, movetime) do not apply to it.
+/// * **Tree reuse**: when the game continued from the position of its last search by the
+///   move it chose and the opponent's reply, the search keeps that subtree
+///   ([`Search::advance`]); after anything else (a new game, a take-back, an unexpected history)
+///   it starts a fresh tree from the game.
+/// * **Evaluation**: the player owns its evaluator (the built-in [`xq_mcts::UniformEvaluator`] or
+///   [`xq_mcts::MaterialEvaluator`], a network later), so each game thread of an event has its
+///   own. Batching across concurrent games is left to an evaluator that wants it: a network
+///   evaluator can implement [`Evaluator`] as a handle on a shared batching queue without any
+///   change here.
+///
+/// ```
+/// use xq_core::GameRules;
+/// use xq_mcts::{MaterialEvaluator, SearchParams};
+/// use xq_play::{GameOptions, MctsPlayer, Opening, RandomPlayer, play_game};
+///
+/// let mut mcts = MctsPlayer::new("mcts-material", Box::new(MaterialEvaluator::default()), SearchParams::default(), 32).unwrap();
+/// let mut random = RandomPlayer::new(1);
+/// let options = GameOptions { max_plies: Some(20), seed: 3, ..GameOptions::default() };
+/// let record = play_game(&mut mcts, &mut random, &Opening::startpos(), GameRules::default(), &options);
+/// assert!(record.plies() <= 20);
+/// ```
+pub struct MctsPlayer {
+    name: String,
+    evaluator: Box<dyn Evaluator>,
+    params: SearchParams,
+    search: Option<Search<ChaCha8Rng>>,
+    /// The game's start position and moves at the search's current root, to tell whether a
+    /// later position continues the same game.
+    root_start: Option<Position>,
+    root_moves: Vec<Move>,
+    /// The current game's seed, for searches rebuilt mid-game.
+    seed: u64,
+}
+
+impl std::fmt::Debug for MctsPlayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MctsPlayer")
+            .field("name", &self.name)
+            .field("visits", &self.params.simulations)
+            .finish()
+    }
+}
+
+impl MctsPlayer {
+    /// A player searching `visits` visits per move with `params` (made deterministic with
+    /// [`SearchParams::for_evaluation`]). Fails on parameters out of range.
+    pub fn new(
+        name: &str,
+        evaluator: Box<dyn Evaluator>,
+        params: SearchParams,
+        visits: u32,
+    ) -> Result<MctsPlayer, xq_mcts::ParamsError> {
+        let params = SearchParams { simulations: visits, ..params }.for_evaluation();
+        params.validate()?;
+        Ok(MctsPlayer {
+            name: name.to_string(),
+            evaluator,
+            params,
+            search: None,
+            root_start: None,
+            root_moves: Vec::new(),
+            seed: 0,
+        })
+    }
+
+    /// The search parameters in use.
+    pub fn params(&self) -> &SearchParams {
+        &self.params
+    }
+
+    /// Brings the search's root to `game`'s position: by advancing through the moves played
+    /// since the last search when the game continued it, otherwise by a fresh tree.
+    fn sync_root(&mut self, game: &Game) -> Result<(), PlayerError> {
+        let Some(search) = self.search.as_mut() else {
+            return Err(PlayerError::Crashed("choose_move before new_game".into()));
+        };
+        let moves = game.moves();
+        let continues = self.root_start.as_ref() == Some(game.start())
+            && moves.len() >= self.root_moves.len()
+            && moves[..self.root_moves.len()] == self.root_moves[..];
+        let mut synced = continues;
+        if continues {
+            for &m in &moves[self.root_moves.len()..] {
+                if search.advance(m).is_err() {
+                    synced = false;
+                    break;
+                }
+            }
+        }
+        if !synced {
+            search.reset(game);
+        }
+        self.root_start = Some(*game.start());
+        self.root_moves.clear();
+        self.root_moves.extend_from_slice(moves);
+        Ok(())
+    }
+}
+
+impl Player for MctsPlayer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn new_game(&mut self, game: &Game, start: GameStart) -> Result<(), PlayerError> {
+        self.seed = start.seed;
+        let rng = ChaCha8Rng::seed_from_u64(start.seed);
+        let search = Search::new(self.params.clone(), game, rng)
+            .map_err(|e| PlayerError::Crashed(format!("search: {e}")))?;
+        self.search = Some(search);
+        self.root_start = Some(*game.start());
+        self.root_moves = game.moves().to_vec();
+        Ok(())
+    }
+
+    fn choose_move(&mut self, game: &Game, limits: &SearchLimits) -> Result<MoveChoice, PlayerError> {
+        let visits = limits.visits.unwrap_or(self.params.simulations).max(1);
+        let crashed = |e: xq_mcts::SearchError| PlayerError::Crashed(format!("search: {e}"));
+        if visits != self.params.simulations {
+            // The budget is a search parameter: a new budget needs a new search (and tree).
+            self.params.simulations = visits;
+            let rng = ChaCha8Rng::seed_from_u64(crate::derive_seed(self.seed, game.ply() as u64));
+            self.search = Some(Search::new(self.params.clone(), game, rng).map_err(crashed)?);
+        }
+        self.sync_root(game)?;
+        let Some(search) = self.search.as_mut() else {
+            return Err(PlayerError::Crashed("choose_move before new_game".into()));
+        };
+        let result = search.run(self.evaluator.as_mut()).map_err(crashed)?;
+        search.advance(result.chosen).map_err(crashed)?;
+        self.root_moves.push(result.chosen);
+        Ok(MoveChoice {
+            mv: result.chosen,
+            score: Some(Score::Value(result.root_value)),
+            depth: None,
+            nodes: None,
+            visits: Some(result.simulations),
+        })
+    }
+}
