@@ -150,6 +150,7 @@ impl Player for MctsPlayer {
             depth: None,
             nodes: None,
             visits: Some(result.simulations),
+            policy: result.moves.iter().copied().zip(result.policy.iter().copied()).collect(),
         })
     }
 }
