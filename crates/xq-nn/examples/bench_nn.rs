@@ -96,7 +96,7 @@ fn sample_inputs(batch: usize, seed: u64) -> Array4<f32> {
     let mut state = seed;
     Array4::from_shape_fn((batch, INPUT_PLANES, BOARD_ROWS, BOARD_COLS), |(_, p, _, _)| {
         state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        if p == INPUT_PLANES - 1 || (state >> 33) % 20 == 0 { 1.0 } else { 0.0 }
+        if p == INPUT_PLANES - 1 || (state >> 33).is_multiple_of(20) { 1.0 } else { 0.0 }
     })
 }
 
