@@ -1,0 +1,27 @@
+//! # xq-nn: the network side of xq
+//!
+//! - [`encoding`]: feature planes of a position from the side to move's point of view
+//!   (allocation-free, into a caller buffer), versioned by [`ENCODING_VERSION`].
+//! - [`policy`]: the fixed index of every move that can ever be legal ([`POLICY_SIZE`] entries)
+//!   and its left–right mirror.
+//! - [`model`]: the residual policy + WDL network in burn, shaped by a serde [`ModelConfig`].
+//! - [`train`]: one AdamW step on policy and WDL cross-entropy ([`Trainer`]).
+//! - [`evaluator`]: batched inference with priors over legal moves and a cache
+//!   ([`BatchEvaluator`]).
+//! - [`checkpoint`]: burnpack weights plus JSON metadata, with clear errors on mismatch.
+//!
+//! The layout, the index and the measurements are documented in `docs/MODEL.md`.
+
+pub mod checkpoint;
+pub mod encoding;
+pub mod evaluator;
+pub mod model;
+pub mod policy;
+pub mod train;
+
+pub use checkpoint::{CheckpointError, CheckpointMeta, load_checkpoint, read_metadata, save_checkpoint};
+pub use encoding::{ENCODING_VERSION, HistoryFeatures, INPUT_PLANES, INPUT_SIZE, encode_position};
+pub use evaluator::{BatchEvaluator, CacheStats, EvalError, EvalRequest, Evaluation};
+pub use model::{ConfigError, ModelConfig, PolicyValueNet, TrunkNorm};
+pub use policy::{POLICY_SIZE, mirror_index, policy_index, policy_move};
+pub use train::{OptimizerConfig, StepLosses, TrainBatch, TrainError, Trainer};
