@@ -63,3 +63,12 @@ fn error_chain(e: &anyhow::Error) -> String {
     }
     line
 }
+
+/// Parses a `--device` value.
+fn parse_device(text: &str) -> Result<xq_nn::DeviceSetting, String> {
+    match text {
+        "cpu" => Ok(xq_nn::DeviceSetting::Cpu),
+        "gpu" => Ok(xq_nn::DeviceSetting::Gpu),
+        other => Err(format!("unknown device {other:?}: expected cpu or gpu")),
+    }
+}

@@ -1,6 +1,6 @@
 //! `xq selfplay`: generate a labelled data set by MCTS self-play.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use xq_mcts::{Evaluator, MaterialEvaluator, UniformEvaluator};
@@ -18,6 +18,13 @@ pub struct SelfplayArgs {
     /// Rerunning with the same directory continues where it stopped.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Search with this checkpoint instead of the config's built-in evaluator: a checkpoint
+    /// stem, its .json or .bpk file, or a directory (its newest checkpoint).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Where the model runs: cpu, or gpu in builds with `--features xq-nn/gpu`.
+    #[arg(long, default_value = "cpu", value_parser = crate::parse_device)]
+    device: xq_nn::DeviceSetting,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -30,9 +37,12 @@ pub fn selfplay(args: SelfplayArgs) -> Result<()> {
     }
     let out = args.out.unwrap_or_else(|| default_out(&args.config));
     let openings = load_openings(&config.selfplay.opening_book)?;
-    let (mut evaluator, model_id): (Box<dyn Evaluator>, String) = match config.selfplay.evaluator {
-        BuiltinEvaluator::Uniform => (Box::new(UniformEvaluator), "uniform".into()),
-        BuiltinEvaluator::Material => (Box::new(MaterialEvaluator::default()), "material".into()),
+    let (mut evaluator, model_id) = match &args.model {
+        Some(path) => {
+            let rules = config.rules.game_rules().map_err(anyhow::Error::msg)?;
+            load_model(path, args.device, rules.move_limit_plies)?
+        }
+        None => builtin_evaluator(config.selfplay.evaluator),
     };
     let run =
         SelfplayRun { out_dir: out.clone(), model_id, openings, progress: true, stop_after_shards: None };
@@ -46,6 +56,25 @@ pub fn selfplay(args: SelfplayArgs) -> Result<()> {
     Ok(())
 }
 
+/// A built-in evaluator and the model id data made with it records.
+pub fn builtin_evaluator(evaluator: BuiltinEvaluator) -> (Box<dyn Evaluator>, String) {
+    match evaluator {
+        BuiltinEvaluator::Uniform => (Box::new(UniformEvaluator), "uniform".into()),
+        BuiltinEvaluator::Material => (Box::new(MaterialEvaluator::default()), "material".into()),
+    }
+}
+
+/// Loads a checkpoint as the search's evaluator, with its model id.
+pub fn load_model(
+    path: &Path,
+    device: xq_nn::DeviceSetting,
+    move_limit_plies: u32,
+) -> Result<(Box<dyn Evaluator>, String)> {
+    let evaluator = xq_nn::NetEvaluator::from_checkpoint(path, device.device()?, 1 << 18, move_limit_plies)?;
+    let id = evaluator.model_id().to_string();
+    Ok((Box::new(evaluator), id))
+}
+
 fn default_out(config: &Path) -> PathBuf {
     let stem = config.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into());
     PathBuf::from("data/runs").join(format!("selfplay-{stem}"))
@@ -56,15 +85,7 @@ pub fn load_openings(path: &str) -> Result<Vec<xq_play::Opening>> {
     if path.is_empty() {
         return Ok(Vec::new());
     }
-    let book = xq_eval::openings::Book::load(Path::new(path))?;
-    let mut openings = Vec::new();
-    for o in &book.openings {
-        let moves: Vec<&str> = o.moves.iter().map(String::as_str).collect();
-        openings.push(
-            xq_play::Opening::new(&o.name_zh, xq_core::START_FEN, &moves)
-                .with_context(|| format!("opening book {path}"))?,
-        );
-    }
+    let openings = xq_eval::openings::Book::load(Path::new(path))?.playable()?;
     if openings.is_empty() {
         bail!("opening book {path} has no openings");
     }

@@ -58,6 +58,14 @@ pub enum OpeningError {
     /// An entry has no moves.
     #[error("opening {0} has no moves")]
     Empty(String),
+    /// The game runner rejects a line.
+    #[error("opening {id} cannot be played: {why}")]
+    Unplayable {
+        /// The opening's id.
+        id: String,
+        /// The runner's reason.
+        why: String,
+    },
 }
 
 /// One named opening.
@@ -148,6 +156,21 @@ impl Book {
     /// Pretty JSON with a trailing newline.
     pub fn to_json(&self) -> Result<String, OpeningError> {
         Ok(serde_json::to_string_pretty(self)? + "\n")
+    }
+
+    /// The book's lines as openings the game runner plays from (named in Chinese).
+    ///
+    /// # Errors
+    /// [`OpeningError::Unplayable`] for a line the runner rejects.
+    pub fn playable(&self) -> Result<Vec<xq_play::Opening>, OpeningError> {
+        self.openings
+            .iter()
+            .map(|o| {
+                let moves: Vec<&str> = o.moves.iter().map(String::as_str).collect();
+                xq_play::Opening::new(&o.name_zh, xq_core::START_FEN, &moves)
+                    .map_err(|e| OpeningError::Unplayable { id: o.id.clone(), why: e.to_string() })
+            })
+            .collect()
     }
 
     /// The opening at an index.

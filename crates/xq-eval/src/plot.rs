@@ -114,8 +114,13 @@ pub fn rating_ladder_svg(points: &[RatedPoint], title: &str, path: &Path) -> Res
     Ok(())
 }
 
-/// Draws Elo against checkpoint step (x) with 95% error bars, joined by a line.
-pub fn elo_progress_svg(points: &[RatedPoint], title: &str, path: &Path) -> Result<(), PlotError> {
+/// Draws Elo against checkpoint (x, described by `x_label`) with 95% error bars, joined by a line.
+pub fn elo_progress_svg(
+    points: &[RatedPoint],
+    title: &str,
+    x_label: &str,
+    path: &Path,
+) -> Result<(), PlotError> {
     if points.is_empty() {
         return Err(PlotError::Empty);
     }
@@ -134,7 +139,7 @@ pub fn elo_progress_svg(points: &[RatedPoint], title: &str, path: &Path) -> Resu
         .y_label_area_size(60)
         .build_cartesian_2d((x0 - xpad)..(x1 + xpad), y0..y1)
         .map_err(&err)?;
-    chart.configure_mesh().x_desc("checkpoint (step)").y_desc("Elo (95% interval)").draw().map_err(&err)?;
+    chart.configure_mesh().x_desc(x_label).y_desc("Elo (95% interval)").draw().map_err(&err)?;
     chart.draw_series(LineSeries::new(sorted.iter().map(|p| (p.x, p.elo)), RED)).map_err(&err)?;
     chart
         .draw_series(

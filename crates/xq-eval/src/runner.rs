@@ -315,6 +315,19 @@ pub enum PlayerSpec {
         /// Visits per move.
         visits: u32,
     },
+    /// Tree search over a trained network at a fixed number of visits: an [`MctsPlayer`] with
+    /// a [`xq_nn::NetEvaluator`].
+    Checkpoint {
+        /// The player's name in the event.
+        name: String,
+        /// A checkpoint stem, its `.json` or `.bpk` file, or a directory (its newest checkpoint).
+        path: PathBuf,
+        /// Visits per move.
+        visits: u32,
+        /// Where the network runs (`cpu`, or `gpu` in builds with the GPU backend).
+        #[serde(default)]
+        device: xq_nn::DeviceSetting,
+    },
     /// An engine speaking UCI.
     Uci(EngineSpec),
     /// An engine speaking UCCI.
@@ -328,7 +341,8 @@ impl PlayerSpec {
             PlayerSpec::Random { name }
             | PlayerSpec::Greedy { name }
             | PlayerSpec::Alphabeta { name, .. }
-            | PlayerSpec::Mcts { name, .. } => name,
+            | PlayerSpec::Mcts { name, .. }
+            | PlayerSpec::Checkpoint { name, .. } => name,
             PlayerSpec::Uci(e) | PlayerSpec::Ucci(e) => &e.name,
         }
     }
@@ -341,15 +355,17 @@ impl PlayerSpec {
             PlayerSpec::Alphabeta { depth, nodes, movetime_ms, .. } => {
                 SearchLimits { depth: *depth, nodes: *nodes, movetime: ms(movetime_ms), visits: None }
             }
-            PlayerSpec::Mcts { visits, .. } => SearchLimits::visits(*visits),
+            PlayerSpec::Mcts { visits, .. } | PlayerSpec::Checkpoint { visits, .. } => {
+                SearchLimits::visits(*visits)
+            }
             PlayerSpec::Uci(e) | PlayerSpec::Ucci(e) => {
                 SearchLimits { depth: e.depth, nodes: e.nodes, movetime: ms(&e.movetime_ms), visits: None }
             }
         }
     }
 
-    /// Builds the player; `seed` is its own seed (games mix in theirs).
-    pub fn build(&self, seed: u64) -> Result<Box<dyn Player>, PlayerError> {
+    /// Builds the player for games under `rules`; `seed` is its own seed (games mix in theirs).
+    pub fn build(&self, seed: u64, rules: &GameRules) -> Result<Box<dyn Player>, PlayerError> {
         Ok(match self {
             PlayerSpec::Random { .. } => Box::new(Named::new(RandomPlayer::new(seed), self.name())),
             PlayerSpec::Greedy { .. } => Box::new(Named::new(GreedyPlayer::new(seed), self.name())),
@@ -366,6 +382,15 @@ impl PlayerSpec {
                     BuiltinEvaluator::Material => Box::new(MaterialEvaluator::default()),
                 };
                 let player = MctsPlayer::new(name, evaluator, SearchParams::default(), *visits)
+                    .map_err(|e| PlayerError::Crashed(e.to_string()))?;
+                Box::new(player)
+            }
+            PlayerSpec::Checkpoint { name, path, visits, device } => {
+                let device = device.device().map_err(|e| PlayerError::Crashed(e.to_string()))?;
+                let evaluator =
+                    xq_nn::NetEvaluator::from_checkpoint(path, device, 1 << 16, rules.move_limit_plies)
+                        .map_err(|e| PlayerError::Crashed(e.to_string()))?;
+                let player = MctsPlayer::new(name, Box::new(evaluator), SearchParams::default(), *visits)
                     .map_err(|e| PlayerError::Crashed(e.to_string()))?;
                 Box::new(player)
             }
@@ -478,7 +503,9 @@ impl RunConfig {
             if !names.insert(p.name()) {
                 return bad(format!("player name {:?} appears twice", p.name()));
             }
-            if let PlayerSpec::Mcts { name, visits: 0, .. } = p {
+            if let PlayerSpec::Mcts { name, visits: 0, .. } | PlayerSpec::Checkpoint { name, visits: 0, .. } =
+                p
+            {
                 return bad(format!("player {name:?}: visits must be at least 1"));
             }
         }
@@ -616,9 +643,10 @@ impl GameContext<'_> {
             Some(p) => Ok(p),
             None => {
                 let spec = &self.config.players[index];
-                spec.build(derive_seed(self.config.seed ^ PLAYER_SEED_SALT, index as u64)).map_err(|e| {
-                    Box::new(forfeit_before_start(opening, self.rules, spec.name(), color, &e, seed, g))
-                })
+                spec.build(derive_seed(self.config.seed ^ PLAYER_SEED_SALT, index as u64), &self.rules)
+                    .map_err(|e| {
+                        Box::new(forfeit_before_start(opening, self.rules, spec.name(), color, &e, seed, g))
+                    })
             }
         };
         let mut red = match take(Color::Red, g.red) {

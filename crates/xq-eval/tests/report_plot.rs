@@ -106,9 +106,9 @@ fn charts_are_written() {
         })
         .collect();
     let path = dir.path().join("progress.svg");
-    elo_progress_svg(&progress, "Elo over checkpoints", &path).unwrap();
+    elo_progress_svg(&progress, "Elo over checkpoints", "checkpoint (step)", &path).unwrap();
     assert_svg(&path, "Elo over checkpoints");
 
-    assert!(elo_progress_svg(&[], "x", &path).is_err());
+    assert!(elo_progress_svg(&[], "x", "step", &path).is_err());
     assert!(rating_ladder_svg(&ladder, "x", &dir.path().join("missing/dir/x.svg")).is_err());
 }

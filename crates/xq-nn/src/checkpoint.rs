@@ -125,6 +125,14 @@ pub enum CheckpointError {
         /// File size.
         size: usize,
     },
+    /// Nothing at the path is a checkpoint.
+    #[error("checkpoint {path}: {reason}")]
+    NotFound {
+        /// The path given.
+        path: PathBuf,
+        /// What was looked for.
+        reason: String,
+    },
     /// burn could not decode the record or apply it to the network.
     #[error("checkpoint weights {path}: {message}")]
     Record {
@@ -271,4 +279,47 @@ pub fn load_checkpoint(
         .map_err(|source| CheckpointError::Config { path: meta_path.clone(), source })?;
     let net = net.try_load_record(record).map_err(record_err)?;
     Ok((net, meta))
+}
+
+/// Finds the checkpoint `path` names and returns its stem: `path` may be the stem itself, its
+/// `.json` or `.bpk` file, or a directory, in which case the checkpoint there with the highest
+/// training step is taken (ties broken by name, the last one).
+///
+/// # Errors
+/// [`CheckpointError::NotFound`] when nothing at `path` is a checkpoint; metadata errors of a
+/// directory's checkpoints are skipped, those of a named checkpoint are returned.
+pub fn resolve_checkpoint(path: &Path) -> Result<PathBuf, CheckpointError> {
+    let not_found =
+        |reason: &str| CheckpointError::NotFound { path: path.to_path_buf(), reason: reason.to_string() };
+    if path.is_dir() {
+        let entries = fs::read_dir(path).map_err(io_err(path))?;
+        let mut best: Option<(u64, PathBuf)> = None;
+        for entry in entries {
+            let file = entry.map_err(io_err(path))?.path();
+            let is_meta = file.extension().is_some_and(|e| e == "json")
+                && !file.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
+            if !is_meta {
+                continue;
+            }
+            let stem = file.with_extension("");
+            let Ok(meta) = read_metadata(&stem) else { continue };
+            if best.as_ref().is_none_or(|(step, s)| (meta.training_step, &stem) > (*step, s)) {
+                best = Some((meta.training_step, stem));
+            }
+        }
+        return best
+            .map(|(_, stem)| stem)
+            .ok_or_else(|| not_found("the directory holds no checkpoint (NAME.json + NAME.bpk)"));
+    }
+    let stem = match path.extension() {
+        Some(e) if e == "json" || e == "bpk" => path.with_extension(""),
+        _ => path.to_path_buf(),
+    };
+    let (meta, _) = checkpoint_paths(&stem);
+    if !meta.is_file() {
+        return Err(not_found(
+            "no such checkpoint (expected NAME.json and NAME.bpk, or a directory of them)",
+        ));
+    }
+    Ok(stem)
 }

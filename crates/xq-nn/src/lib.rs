@@ -9,19 +9,27 @@
 //! - [`evaluator`]: batched inference with priors over legal moves and a cache
 //!   ([`BatchEvaluator`]).
 //! - [`checkpoint`]: burnpack weights plus JSON metadata, with clear errors on mismatch.
+//! - [`device`]: the CPU or GPU device as a config setting ([`DeviceSetting`]).
+//! - [`net_evaluator`]: [`NetEvaluator`], the network behind xq-mcts's `Evaluator` trait.
 //!
 //! The layout, the index and the measurements are documented in `docs/MODEL.md`.
 
 pub mod checkpoint;
+pub mod device;
 pub mod encoding;
 pub mod evaluator;
 pub mod model;
+pub mod net_evaluator;
 pub mod policy;
 pub mod train;
 
-pub use checkpoint::{CheckpointError, CheckpointMeta, load_checkpoint, read_metadata, save_checkpoint};
+pub use checkpoint::{
+    CheckpointError, CheckpointMeta, load_checkpoint, read_metadata, resolve_checkpoint, save_checkpoint,
+};
+pub use device::{DeviceError, DeviceSetting};
 pub use encoding::{ENCODING_VERSION, HistoryFeatures, INPUT_PLANES, INPUT_SIZE, encode_position};
 pub use evaluator::{BatchEvaluator, CacheStats, EvalError, EvalRequest, Evaluation};
 pub use model::{ConfigError, ModelConfig, PolicyValueNet, TrunkNorm};
+pub use net_evaluator::{DEFAULT_EVAL_BATCH, NetEvaluator};
 pub use policy::{POLICY_SIZE, mirror_index, policy_index, policy_move};
 pub use train::{OptimizerConfig, StepLosses, TrainBatch, TrainError, Trainer};

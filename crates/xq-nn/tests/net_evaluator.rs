@@ -1,0 +1,96 @@
+//! `NetEvaluator`: the network behind the search's `Evaluator` contract, loaded from a checkpoint.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use burn::tensor::Device;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use xq_core::{Game, GameRules, Position};
+use xq_mcts::{EvalBatch, EvalResults, HistoryFeatures, Search, SearchParams, evaluate_batch};
+use xq_nn::{
+    BatchEvaluator, CheckpointError, EvalRequest, ModelConfig, NetEvaluator, PolicyValueNet,
+    resolve_checkpoint, save_checkpoint,
+};
+
+fn tiny_net(seed: u64) -> PolicyValueNet {
+    let mut config = ModelConfig::new(1, 16);
+    config.seed = seed;
+    PolicyValueNet::new(&config, &Device::flex()).unwrap()
+}
+
+#[test]
+fn priors_and_values_are_the_batch_evaluators_over_the_legal_moves() {
+    let net = tiny_net(3);
+    let direct = BatchEvaluator::new(net.clone(), Device::flex(), 0);
+    let mut evaluator = NetEvaluator::new(Arc::new(BatchEvaluator::new(net, Device::flex(), 0)), 120, 8);
+
+    let start = Position::startpos();
+    let after = {
+        let mut game = Game::new(start, GameRules::default());
+        game.play(start.legal_moves()[5]).unwrap();
+        *game.position()
+    };
+    let mut batch = EvalBatch::new();
+    let history = HistoryFeatures { repetitions: 1, capture_clock: 30, plies_to_limit: 90 };
+    let start_moves = start.legal_moves();
+    let after_moves = after.legal_moves();
+    batch.push(&start, HistoryFeatures { plies_to_limit: 120, ..Default::default() }, &start_moves);
+    batch.push(&after, history, &after_moves[..7]);
+    let mut out = EvalResults::new();
+    evaluate_batch(&mut evaluator, &batch, &mut out).unwrap();
+
+    let expected = direct
+        .evaluate_batch(
+            &[
+                EvalRequest { position: &start, history: evaluator.features(batch.get(0).history) },
+                EvalRequest { position: &after, history: evaluator.features(history) },
+            ],
+            &[&start_moves, &after_moves[..7]],
+        )
+        .unwrap();
+    for (i, eval) in expected.iter().enumerate() {
+        assert_eq!(out.priors(i), &eval.priors[..]);
+        let wdl = out.wdl(i);
+        assert_eq!([wdl.win, wdl.draw, wdl.loss], eval.wdl);
+        let sum: f32 = out.priors(i).iter().sum();
+        assert!((sum - 1.0).abs() < 1e-4, "priors of entry {i} sum to {sum}");
+    }
+    // The features the network sees: 30 plies of the 120-ply limit used, one earlier occurrence.
+    let features = evaluator.features(history);
+    assert_eq!((features.earlier_occurrences, features.limit_plies, features.move_limit_plies), (1, 30, 120));
+}
+
+#[test]
+fn a_checkpoint_directory_loads_its_newest_checkpoint_and_searches() {
+    let dir = tempfile::tempdir().unwrap();
+    let older = save_checkpoint(&tiny_net(1), &dir.path().join("step-000010"), 10).unwrap();
+    let newer = save_checkpoint(&tiny_net(2), &dir.path().join("step-000020"), 20).unwrap();
+    assert_ne!(older.model_id, newer.model_id);
+
+    assert_eq!(resolve_checkpoint(dir.path()).unwrap(), dir.path().join("step-000020"));
+    assert_eq!(
+        resolve_checkpoint(&dir.path().join("step-000010.json")).unwrap(),
+        dir.path().join("step-000010")
+    );
+    let mut evaluator = NetEvaluator::from_checkpoint(dir.path(), Device::flex(), 1024, 120).unwrap();
+    assert_eq!(evaluator.model_id(), newer.model_id);
+
+    let game = Game::new(Position::startpos(), GameRules::default());
+    let params = SearchParams { simulations: 48, ..SearchParams::default() }.for_evaluation();
+    let mut search = Search::new(params, &game, ChaCha8Rng::seed_from_u64(5)).unwrap();
+    let result = search.run(&mut evaluator).unwrap();
+    assert!(game.position().legal_moves().contains(&result.chosen));
+    assert!(evaluator.network().cache_stats().misses > 0);
+}
+
+#[test]
+fn a_path_without_a_checkpoint_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = NetEvaluator::from_checkpoint(dir.path(), Device::flex(), 0, 120).unwrap_err();
+    assert!(matches!(err, CheckpointError::NotFound { .. }), "{err}");
+    assert!(err.to_string().contains("holds no checkpoint"), "{err}");
+    let err =
+        NetEvaluator::from_checkpoint(Path::new("/nonexistent/model"), Device::flex(), 0, 120).unwrap_err();
+    assert!(err.to_string().contains("/nonexistent/model"), "{err}");
+}
