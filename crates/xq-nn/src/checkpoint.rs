@@ -282,7 +282,8 @@ pub fn load_checkpoint(
 }
 
 /// Finds the checkpoint `path` names and returns its stem: `path` may be the stem itself, its
-/// `.json` or `.bpk` file, or a directory, in which case the checkpoint there with the highest
+/// `.json` or `.bpk` file, or a directory, in which case the checkpoint there (or, when it has
+/// none, in its `checkpoints/` subdirectory, as a training run keeps them) with the highest
 /// training step is taken (ties broken by name, the last one).
 ///
 /// # Errors
@@ -307,9 +308,15 @@ pub fn resolve_checkpoint(path: &Path) -> Result<PathBuf, CheckpointError> {
                 best = Some((meta.training_step, stem));
             }
         }
-        return best
-            .map(|(_, stem)| stem)
-            .ok_or_else(|| not_found("the directory holds no checkpoint (NAME.json + NAME.bpk)"));
+        if let Some((_, stem)) = best {
+            return Ok(stem);
+        }
+        // A training run's directory keeps its checkpoints one level down.
+        let nested = path.join("checkpoints");
+        if nested.is_dir() {
+            return resolve_checkpoint(&nested);
+        }
+        return Err(not_found("the directory holds no checkpoint (NAME.json + NAME.bpk)"));
     }
     let stem = match path.extension() {
         Some(e) if e == "json" || e == "bpk" => path.with_extension(""),

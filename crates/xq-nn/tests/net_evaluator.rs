@@ -69,6 +69,11 @@ fn a_checkpoint_directory_loads_its_newest_checkpoint_and_searches() {
     assert_ne!(older.model_id, newer.model_id);
 
     assert_eq!(resolve_checkpoint(dir.path()).unwrap(), dir.path().join("step-000020"));
+    // A training run's directory: checkpoints one level down.
+    let run = tempfile::tempdir().unwrap();
+    std::fs::create_dir(run.path().join("checkpoints")).unwrap();
+    save_checkpoint(&tiny_net(1), &run.path().join("checkpoints/step-000005"), 5).unwrap();
+    assert_eq!(resolve_checkpoint(run.path()).unwrap(), run.path().join("checkpoints/step-000005"));
     assert_eq!(
         resolve_checkpoint(&dir.path().join("step-000010.json")).unwrap(),
         dir.path().join("step-000010")
