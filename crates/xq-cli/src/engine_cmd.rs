@@ -1,8 +1,10 @@
-//! `xq engine`: MCTS over a built-in evaluator, served as a UCI or UCCI engine
+//! `xq engine`: MCTS over a checkpoint or a built-in evaluator, served as a UCI or UCCI engine
 //! on stdin/stdout, for Xiangqi GUIs and match runners.
 
-use anyhow::Result;
-use clap::{Args, ValueEnum};
+use anyhow::{Context, Result, bail};
+use clap::{ArgGroup, Args, ValueEnum};
+use std::path::{Path, PathBuf};
+use xq_core::GameRules;
 use xq_mcts::{Evaluator, MaterialEvaluator, SearchParams, UniformEvaluator};
 use xq_play::MctsPlayer;
 use xq_play::engine::{Protocol, ServerConfig, serve};
@@ -27,13 +29,18 @@ pub enum EvaluatorArg {
 
 /// Arguments of `xq engine`.
 #[derive(Args, Debug)]
+#[command(group(ArgGroup::new("evaluation").required(true).args(["model", "evaluator"])))]
 pub struct EngineArgs {
     /// The protocol (a client's `uci` or `ucci` hello also switches to it).
     #[arg(long, value_enum, default_value = "uci")]
     protocol: ProtocolArg,
-    /// Search with a built-in evaluator.
+    /// Search with this checkpoint: its stem, its .json or .bpk file, or a directory (its
+    /// newest checkpoint).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Search with a built-in evaluator instead of a model.
     #[arg(long, value_enum)]
-    evaluator: EvaluatorArg,
+    evaluator: Option<EvaluatorArg>,
     /// Visits per move when `go` names no `nodes` (also the engine's `Visits` option).
     /// 200 is what the gate and ladder configs give MCTS players.
     #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
@@ -45,9 +52,11 @@ pub struct EngineArgs {
 
 /// Runs `xq engine` until `quit` or the end of input.
 pub fn engine(args: EngineArgs) -> Result<()> {
-    let (evaluator, model_id): (Box<dyn Evaluator>, String) = match args.evaluator {
-        EvaluatorArg::Uniform => (Box::new(UniformEvaluator), "uniform".into()),
-        EvaluatorArg::Material => (Box::new(MaterialEvaluator::default()), "material".into()),
+    let (evaluator, model_id): (Box<dyn Evaluator>, String) = match (&args.model, args.evaluator) {
+        (Some(path), _) => model_evaluator(path)?,
+        (None, Some(EvaluatorArg::Uniform)) => (Box::new(UniformEvaluator), "uniform".into()),
+        (None, Some(EvaluatorArg::Material)) => (Box::new(MaterialEvaluator::default()), "material".into()),
+        (None, None) => bail!("give --model PATH or --evaluator uniform|material"),
     };
     let name = format!("xq {model_id}");
     let player = MctsPlayer::new(&name, evaluator, SearchParams::default(), args.visits)?;
@@ -59,4 +68,15 @@ pub fn engine(args: EngineArgs) -> Result<()> {
         ServerConfig { seed: args.seed, visits: Some(args.visits), ..ServerConfig::new(protocol, &name) };
     serve(std::io::stdin().lock(), std::io::stdout().lock(), Box::new(player), config)?;
     Ok(())
+}
+
+/// The evaluator for `--model`: the checkpoint on the CPU backend, with a 65,536-position
+/// evaluation cache, its network told the natural move limit of the rules the server plays.
+fn model_evaluator(path: &Path) -> Result<(Box<dyn Evaluator>, String)> {
+    let move_limit_plies = GameRules::default().move_limit_plies;
+    let net =
+        xq_nn::NetEvaluator::from_checkpoint(path, burn::tensor::Device::flex(), 1 << 16, move_limit_plies)
+            .with_context(|| format!("cannot load the model {}", path.display()))?;
+    let model_id = net.model_id().to_string();
+    Ok((Box::new(net), model_id))
 }

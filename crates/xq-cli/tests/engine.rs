@@ -116,3 +116,43 @@ name = "random"
     let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
     assert_eq!(pgn.matches("xq-engine").count(), 2, "{pgn}");
 }
+
+#[test]
+fn xq_engine_without_a_usable_model_exits_with_code_2() {
+    let missing = Command::new(XQ).args(["engine", "--model", "/nonexistent/xq-model"]).output().unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert!(stderr.starts_with("error: ") && stderr.contains("/nonexistent/xq-model"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(missing.stdout.is_empty(), "no protocol output before the model loads");
+    // Neither a model nor an evaluator: a usage error.
+    let neither = Command::new(XQ).args(["engine"]).output().unwrap();
+    assert_eq!(neither.status.code(), Some(2));
+    let both = Command::new(XQ).args(["engine", "--model", "m", "--evaluator", "uniform"]).output().unwrap();
+    assert_eq!(both.status.code(), Some(2));
+}
+
+#[test]
+fn xq_engine_plays_with_a_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut model = xq_nn::ModelConfig::new(1, 16);
+    model.seed = 11;
+    let net = xq_nn::PolicyValueNet::new(&model, &burn::tensor::Device::flex()).unwrap();
+    let meta = xq_nn::save_checkpoint(&net, &dir.path().join("step-000001"), 1).unwrap();
+    let mut config = EngineConfig::new(XQ, Protocol::Uci);
+    // A directory stands for its newest checkpoint.
+    config.args =
+        ["engine", "--model", dir.path().to_str().unwrap(), "--visits", "8"].map(String::from).to_vec();
+    config.default_limits = SearchLimits::nodes(8);
+    config.startup_timeout = Duration::from_secs(60);
+    config.ready_timeout = Duration::from_secs(60);
+    let mut engine = Engine::start(config).expect("xq engine loads the checkpoint");
+    assert_eq!(engine.name(), format!("xq {}", meta.model_id));
+    let mut random = RandomPlayer::new(3);
+    let options = GameOptions { max_plies: Some(8), seed: 5, ..GameOptions::default() };
+    let record = play_game(&mut engine, &mut random, &Opening::startpos(), GameRules::default(), &options);
+    assert_eq!(record.outcome.reason, Termination::MaxLength, "{:?}", record.note);
+    for info in record.info.iter().step_by(2) {
+        assert_eq!(info.as_ref().unwrap().nodes, Some(8));
+    }
+}
