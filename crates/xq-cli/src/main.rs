@@ -1,5 +1,6 @@
 //! `xq`: Xiangqi rules, self-play, training and evaluation from one command.
 
+mod engine_cmd;
 mod eval_cmd;
 mod judge_cmd;
 mod rules_cmd;
@@ -27,6 +28,8 @@ enum Command {
     Selfplay(selfplay_cmd::SelfplayArgs),
     /// Run or resume an evaluation event (gauntlet, round robin, Swiss, SPRT, gate).
     Eval(eval_cmd::EvalArgs),
+    /// Play as a UCI or UCCI engine on stdin/stdout (MCTS over a model or a built-in evaluator).
+    Engine(engine_cmd::EngineArgs),
 }
 
 /// Exit code for bad input (malformed FEN, illegal move, bad config).
@@ -40,6 +43,7 @@ fn main() -> ExitCode {
         Command::Judge(args) => judge_cmd::judge(args),
         Command::Selfplay(args) => selfplay_cmd::selfplay(args),
         Command::Eval(args) => eval_cmd::eval(args),
+        Command::Engine(args) => engine_cmd::engine(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

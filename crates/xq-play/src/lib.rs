@@ -9,7 +9,8 @@
 //! - Baselines: [`RandomPlayer`], [`GreedyPlayer`], [`AlphaBetaPlayer`].
 //! - [`MctsPlayer`]: xq-mcts's search over any evaluator at a fixed number of visits.
 //! - External engines in subprocesses: [`Engine`] speaking UCI (Pikafish, Fairy-Stockfish)
-//!   or UCCI (ElephantEye).
+//!   or UCCI (ElephantEye), and the other way round, any player served as an engine
+//!   ([`EngineServer`], behind `xq engine`).
 //!
 //! ## A tree-search player
 //! An MCTS player fits the same trait: [`Player::new_game`] hands it a per-game seed (noise,
@@ -41,7 +42,7 @@ mod player;
 mod runner;
 
 pub use baseline::{AlphaBetaConfig, AlphaBetaPlayer, GreedyPlayer, RandomPlayer};
-pub use engine::{Engine, EngineConfig, Protocol};
+pub use engine::{Engine, EngineConfig, EngineServer, Protocol, ServerConfig};
 pub use event::{MatchConfig, MatchResult, Tally, run_match, run_parallel};
 pub use mcts::MctsPlayer;
 pub use opening::{Opening, OpeningError};

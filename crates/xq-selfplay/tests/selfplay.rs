@@ -137,3 +137,123 @@ fn every_game_replays_legally_and_its_result_is_the_rules_verdict() {
     assert_eq!(decisive + summary.draws, 6);
     let _ = GameResult::Draw;
 }
+
+/// A case of `data/qili/cases.json`: a book position, its repeating cycle (ICCS) and the
+/// book's verdict under the seeds' rules (the `cxa` rule set).
+struct QiliCase {
+    fen: String,
+    cycle: Vec<String>,
+    verdict: String,
+}
+
+fn qili_case(id: &str) -> QiliCase {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/qili/cases.json");
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let case = json["cases"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap();
+    assert_eq!(case["cycle_start_ply"], 0, "{id}: the cycle starts at the book position");
+    QiliCase {
+        fen: case["fen"].as_str().unwrap().to_string(),
+        cycle: case["moves"].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_string()).collect(),
+        verdict: case["verdict_seed_rules"].as_str().unwrap().to_string(),
+    }
+}
+
+/// Self-play from the book position of `case` with an opening that plays its cycle once and
+/// then all of it again but the last move, so the position of the case occurs for the third
+/// time when the side that does nothing forbidden completes the cycle — a move the search
+/// sees end the game in its favour. Returns the one game written and its samples.
+fn play_into_repetition(case: &QiliCase) -> (GameRecord, Vec<xq_data::Sample>) {
+    let text = r#"
+[selfplay]
+games = 1
+concurrent_games = 1
+seed = 5
+evaluator = "material"
+max_plies = 40
+games_per_shard = 1
+[search]
+algorithm = "puct"
+simulations = 64
+dirichlet_fraction = 0.0
+temperature_plies = 0
+"#;
+    let config = SelfplayConfig::from_toml(text, Path::new("repetition.toml")).unwrap();
+    let mut moves: Vec<&str> = case.cycle.iter().chain(&case.cycle).map(String::as_str).collect();
+    moves.pop();
+    let opening = xq_play::Opening::new("book cycle", &case.fen, &moves).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let run = SelfplayRun {
+        out_dir: dir.path().to_path_buf(),
+        model_id: "material".into(),
+        openings: vec![opening],
+        progress: false,
+        stop_after_shards: None,
+    };
+    run_selfplay(&config, &mut MaterialEvaluator::default(), &run).unwrap();
+    let mut games = games_by_id(dir.path());
+    assert_eq!(games.len(), 1);
+    let record = games.remove(&0).unwrap();
+    (record, read_samples_dir(dir.path()).unwrap().rows)
+}
+
+/// Checks a game ended by the repetition of `case`: the record's result, reason and article
+/// are what xq-core's 棋例 judge says of the cycle on replay, that is the book's verdict, and
+/// every sample is labelled with it.
+fn assert_adjudicated_as_the_book_says(
+    case: &QiliCase,
+    record: &GameRecord,
+    samples: &[xq_data::Sample],
+    reason: Termination,
+) {
+    let cycle = case.cycle.len();
+    assert_eq!(record.moves.len(), 2 * cycle, "the game ends as the cycle completes twice");
+    let played: Vec<String> = record.moves.iter().map(|m| m.iccs()).collect();
+    assert_eq!(played[cycle..], case.cycle[..], "the search completed the cycle");
+    let book = match case.verdict.as_str() {
+        "red_loses" => GameResult::loss_for(xq_core::Color::Red),
+        "black_loses" => GameResult::loss_for(xq_core::Color::Black),
+        other => panic!("a decisive case, not {other}"),
+    };
+    assert_eq!((record.result, record.termination), (book, reason));
+
+    // The judge's own verdict on the second cycle, from the replayed positions.
+    let rules = xq_core::GameRules::default();
+    let mut game = Game::new(Position::from_fen(&record.start_fen).unwrap(), rules);
+    for &m in &record.moves {
+        game.play(m).unwrap();
+    }
+    let judgement = xq_core::qili::judge(game.positions(), game.moves(), cycle, rules.rule_set);
+    assert_eq!(judgement.outcome.result, record.result);
+    assert_eq!(judgement.outcome.reason, record.termination);
+    assert_eq!(judgement.outcome.article, record.article);
+    assert_eq!(judgement.outcome.must_vary, record.must_vary);
+    assert_eq!(game.outcome(), Some(judgement.outcome));
+
+    // Samples start after the opening: only the completing move was searched.
+    assert_eq!(samples.len(), 1);
+    for s in samples {
+        assert_eq!((s.termination, s.article.as_str()), (reason, record.article.as_str()));
+        assert_eq!(s.result, record.result.score_for(s.side_to_move));
+        assert_eq!(s.result, 1, "the side that completes the cycle is the one that wins");
+    }
+}
+
+#[test]
+fn a_perpetual_check_in_the_data_set_is_a_loss_for_the_checker() {
+    // Figure 6 of the 2020 rulebook: red's rook checks on every move, black's king steps
+    // aside each time; red must vary and loses.
+    let case = qili_case("CXA2020-fig06");
+    let (record, samples) = play_into_repetition(&case);
+    assert_adjudicated_as_the_book_says(&case, &record, &samples, Termination::PerpetualCheck);
+    assert_eq!(record.must_vary, Some(xq_core::Color::Red));
+}
+
+#[test]
+fn a_perpetual_chase_in_the_data_set_is_a_loss_for_the_chaser() {
+    // Figure 15 of the 2020 rulebook: red chases on every move, black's replies are idle;
+    // red must vary and loses.
+    let case = qili_case("CXA2020-fig15");
+    let (record, samples) = play_into_repetition(&case);
+    assert_adjudicated_as_the_book_says(&case, &record, &samples, Termination::PerpetualChase);
+    assert_eq!(record.must_vary, Some(xq_core::Color::Red));
+}

@@ -7,11 +7,16 @@
 //! unparsable answer as [`PlayerError::Protocol`]; the runner records each as a loss. The
 //! move itself is checked by the runner, never trusted. A dead engine is restarted at the
 //! next [`Player::new_game`], so an event goes on.
+//!
+//! The other direction, any [`Player`] served as a UCI or UCCI engine, is [`EngineServer`]
+//! (what `xq engine` runs).
 
 mod process;
+mod server;
 
 use crate::player::{GameStart, MoveChoice, Player, PlayerError, Score, SearchLimits};
 use process::Process;
+pub use server::{EngineServer, Flow, ServerConfig, ServerError, serve};
 use std::path::PathBuf;
 use std::time::Duration;
 use xq_core::{Game, Move, Square};
@@ -22,8 +27,8 @@ pub enum Protocol {
     /// UCI as Pikafish and Fairy-Stockfish speak it: `uci`, `ucinewgame`,
     /// `setoption name N value V`, `go depth|nodes|movetime`, `score cp|mate`.
     Uci,
-    /// UCCI as ElephantEye speaks it: `ucci`, `setoption N V`, `go depth|nodes|time`,
-    /// `nobestmove`, `score N`.
+    /// UCCI as ElephantEye speaks it: `ucci`, `setoption N V`, `go depth|nodes|time` (times in
+    /// milliseconds after `setoption usemillisec true`), `nobestmove`, `score N`.
     Ucci,
 }
 
@@ -125,6 +130,10 @@ impl Engine {
         })?;
         if let (Protocol::Uci, Some(variant)) = (self.config.protocol, &self.config.variant) {
             process.send(&format!("setoption name UCI_Variant value {variant}"))?;
+        }
+        if self.config.protocol == Protocol::Ucci {
+            // UCCI clocks are in seconds unless this is set; `go time` below sends milliseconds.
+            process.send("setoption usemillisec true")?;
         }
         for (name, value) in &self.config.options {
             match self.config.protocol {

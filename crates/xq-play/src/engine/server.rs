@@ -1,0 +1,883 @@
+//! The other side of [`super::Engine`]: any [`Player`] served as a UCI or UCCI engine, so
+//! Xiangqi GUIs and match runners (xq-eval's `uci`/`ucci` players included) can play it.
+//!
+//! [`EngineServer`] reads commands from any [`BufRead`] and answers on any [`Write`], so it is
+//! tested on scripted input without processes; `xq engine` runs it on stdin and stdout.
+//!
+//! # Commands
+//! - `uci` / `ucci`: the handshake (`id name`, `id author`, options, `uciok` / `ucciok`). The
+//!   hello also selects the dialect for the rest of the session, whatever the configured one.
+//! - `isready` → `readyok`; `ucinewgame` makes the next search start a new game for the player
+//!   ([`Player::new_game`]).
+//! - `setoption name N value V` (UCI) or `setoption N V` (UCCI): `Visits` (visits per search
+//!   when `go` names no nodes), `usemillisec` (UCCI times in milliseconds rather than seconds),
+//!   `UCI_Variant` (only `xiangqi`); other options are answered with an `info string` and ignored.
+//! - `position startpos|fen FEN [moves M…]`: moves in ICCS coordinates ([`super::format_move`]),
+//!   ranks shifted by [`ServerConfig::rank_offset`]. A malformed FEN or an illegal move is
+//!   reported and leaves the position as it was.
+//! - `banmoves M…` (UCCI): moves the next search must not play; cleared by `position`.
+//! - `go` with, in UCI, `depth`, `nodes`, `movetime`, `wtime`/`btime`/`winc`/`binc`/`movestogo`,
+//!   `searchmoves`, `infinite`, `ponder`, `mate`; in UCCI, `depth`, `nodes`, `time`,
+//!   `increment`, `movestogo`, `opptime`/`oppincrement`/`oppmovestogo`, `infinite`, `ponder`,
+//!   `draw`. They become [`SearchLimits`]: `nodes` sets both `nodes` and `visits` (a tree search
+//!   counts visits), a clock becomes a move time (the remaining time over the moves to go, 30
+//!   when unknown, plus the increment, at most nine tenths of the remaining time). Without
+//!   nodes, `visits` is the `Visits` option. The answer is one `info` line (depth, score,
+//!   nodes, time, the move as the principal variation) and `bestmove M`, or `bestmove (none)`
+//!   (UCI) / `nobestmove` (UCCI) when there is no move.
+//! - `stop` / `ponderhit`: the search runs to its limits when `go` arrives, so these only
+//!   release the `bestmove` held back by `go infinite` or `go ponder` (which the protocols
+//!   forbid sending before `stop`).
+//! - `quit` ends the session (UCCI answers `bye`); so does the end of input.
+//!
+//! Anything else — an unknown command, a malformed number, a bad FEN — is answered with
+//! `info string error …` and changes nothing; the server never panics on input. A player that
+//! fails (or panics) is reported the same way, answered with no move, and starts a new game
+//! at the next search.
+
+use super::{Protocol, format_move, parse_move};
+use crate::player::{GameStart, MoveChoice, Player, Score, SearchLimits};
+use crate::runner::derive_seed;
+use std::io::{BufRead, Write};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::{Duration, Instant};
+use thiserror::Error;
+use xq_core::{Game, GameRules, Move, START_FEN};
+
+/// Moves to go assumed for a clock without `movestogo`.
+const DEFAULT_MOVES_TO_GO: u64 = 30;
+
+/// Largest value the `Visits` option accepts.
+const MAX_VISITS: u32 = 100_000_000;
+
+/// How a server introduces itself and reads positions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// The dialect until the client's hello (`uci` or `ucci`) names one.
+    pub protocol: Protocol,
+    /// `id name`.
+    pub name: String,
+    /// `id author`.
+    pub author: String,
+    /// Added to ranks in move text: 0 for ICCS ranks 0–9 (Pikafish, ElephantEye), 1 for 1–10.
+    pub rank_offset: u8,
+    /// The rules positions are played under (the 棋例 history the player sees).
+    pub rules: GameRules,
+    /// The seed every game's [`GameStart::seed`] derives from (with the game's number).
+    pub seed: u64,
+    /// Visits per search when `go` names no nodes (the `Visits` option's default); `None`
+    /// leaves the budget to the player and does not advertise the option.
+    pub visits: Option<u32>,
+}
+
+impl ServerConfig {
+    /// A config for `protocol` with the given `id name`, author `xq`, ICCS ranks, default
+    /// rules, seed 0 and no visits option.
+    pub fn new(protocol: Protocol, name: &str) -> ServerConfig {
+        ServerConfig {
+            protocol,
+            name: name.to_string(),
+            author: "xq".to_string(),
+            rank_offset: 0,
+            rules: GameRules::default(),
+            seed: 0,
+            visits: None,
+        }
+    }
+}
+
+/// Why a session ended other than by `quit` or the end of input.
+#[derive(Debug, Error)]
+pub enum ServerError {
+    /// The commands could not be read.
+    #[error("reading engine commands: {0}")]
+    Read(#[source] std::io::Error),
+    /// The answers could not be written (the client went away).
+    #[error("writing engine answers: {0}")]
+    Write(#[source] std::io::Error),
+}
+
+/// Whether the session goes on after a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Read the next command.
+    Continue,
+    /// `quit` was received.
+    Quit,
+}
+
+/// A [`Player`] behind the UCI or UCCI protocol (see the [module docs](self)).
+///
+/// ```
+/// use xq_play::RandomPlayer;
+/// use xq_play::engine::{Protocol, ServerConfig, serve};
+///
+/// let input = "uci\nisready\nposition startpos moves h2e2\ngo nodes 10\nquit\n";
+/// let mut output = Vec::new();
+/// serve(input.as_bytes(), &mut output, Box::new(RandomPlayer::new(1)), ServerConfig::new(Protocol::Uci, "random"))
+///     .unwrap();
+/// let text = String::from_utf8(output).unwrap();
+/// assert!(text.contains("uciok\nreadyok\n"));
+/// assert!(text.lines().last().unwrap().starts_with("bestmove "));
+/// ```
+pub struct EngineServer<W: Write> {
+    config: ServerConfig,
+    player: Box<dyn Player>,
+    out: W,
+    protocol: Protocol,
+    /// The position of the last valid `position` command, with its history.
+    game: Game,
+    /// `banmoves` for the next search.
+    banned: Vec<Move>,
+    /// Whether the player must be told of a new game before the next search.
+    needs_new_game: bool,
+    /// Games started so far (each one's seed derives from its number).
+    games_started: u64,
+    /// Visits per search when `go` names no nodes.
+    visits: Option<u32>,
+    /// UCCI: clock times in milliseconds (`usemillisec true`) rather than seconds.
+    ucci_milliseconds: bool,
+    /// A `bestmove` line held back until `stop` or `ponderhit` (`go infinite`, `go ponder`).
+    held_answer: Option<String>,
+}
+
+impl<W: Write> std::fmt::Debug for EngineServer<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineServer")
+            .field("player", &self.player.name())
+            .field("protocol", &self.protocol)
+            .field("fen", &self.game.fen())
+            .finish()
+    }
+}
+
+/// Serves `player` on `input` and `output` until `quit` or the end of input.
+///
+/// # Errors
+/// [`ServerError`] when reading or writing fails; bad commands are answered, not errors.
+pub fn serve<R: BufRead, W: Write>(
+    input: R,
+    output: W,
+    player: Box<dyn Player>,
+    config: ServerConfig,
+) -> Result<(), ServerError> {
+    EngineServer::new(player, config, output).run(input)
+}
+
+/// A `go` command, parsed.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Go {
+    limits: SearchLimits,
+    /// `searchmoves`: the search may only play these.
+    only: Vec<Move>,
+    /// `infinite` or `ponder`: hold the answer until `stop` / `ponderhit`.
+    hold: bool,
+}
+
+/// A clock from `go` (all in milliseconds).
+#[derive(Clone, Copy, Debug, Default)]
+struct Clock {
+    time: Option<u64>,
+    increment: u64,
+    moves_to_go: Option<u64>,
+}
+
+impl Clock {
+    /// The time to spend on this move.
+    fn move_time(self) -> Option<Duration> {
+        let time = self.time?;
+        let share = time / self.moves_to_go.unwrap_or(DEFAULT_MOVES_TO_GO).max(1) + self.increment;
+        Some(Duration::from_millis(share.min(time * 9 / 10).max(1)))
+    }
+}
+
+impl<W: Write> EngineServer<W> {
+    /// A server for `player` answering on `out`, at the start position.
+    pub fn new(player: Box<dyn Player>, config: ServerConfig, out: W) -> EngineServer<W> {
+        let game = Game::from_fen(START_FEN, config.rules).expect("the start FEN is valid");
+        EngineServer {
+            protocol: config.protocol,
+            visits: config.visits,
+            config,
+            player,
+            out,
+            game,
+            banned: Vec::new(),
+            needs_new_game: true,
+            games_started: 0,
+            ucci_milliseconds: false,
+            held_answer: None,
+        }
+    }
+
+    /// The current position with its history.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The dialect in use.
+    pub fn protocol(&self) -> Protocol {
+        self.protocol
+    }
+
+    /// The output, for inspection.
+    pub fn output(&self) -> &W {
+        &self.out
+    }
+
+    /// Handles commands until `quit` or the end of input. Lines need not be UTF-8 (invalid
+    /// bytes make a line unknown, not an error).
+    ///
+    /// # Errors
+    /// [`ServerError`] when reading or writing fails.
+    pub fn run<R: BufRead>(&mut self, mut input: R) -> Result<(), ServerError> {
+        let mut bytes = Vec::new();
+        loop {
+            bytes.clear();
+            if input.read_until(b'\n', &mut bytes).map_err(ServerError::Read)? == 0 {
+                break;
+            }
+            let line = String::from_utf8_lossy(&bytes);
+            if self.handle_line(&line)? == Flow::Quit {
+                return Ok(());
+            }
+        }
+        self.release_held_answer()
+    }
+
+    /// Handles one command line.
+    ///
+    /// # Errors
+    /// [`ServerError::Write`] when the answer cannot be written.
+    pub fn handle_line(&mut self, line: &str) -> Result<Flow, ServerError> {
+        let line = line.trim();
+        let (command, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let rest = rest.trim();
+        if !matches!(command, "isready" | "stop" | "ponderhit" | "") {
+            // A new command while an answer is held back: the protocols call for a `stop`
+            // first, so the client has stopped waiting for it; answer before going on.
+            self.release_held_answer()?;
+        }
+        match command {
+            "" => {}
+            "uci" => {
+                self.protocol = Protocol::Uci;
+                self.hello()?;
+            }
+            "ucci" => {
+                self.protocol = Protocol::Ucci;
+                self.hello()?;
+            }
+            "isready" => self.say("readyok")?,
+            "ucinewgame" => self.needs_new_game = true,
+            "setoption" => self.set_option(rest)?,
+            "position" => match self.parse_position(rest) {
+                Ok(game) => {
+                    self.game = game;
+                    self.banned.clear();
+                }
+                Err(why) => self.error(&format!("position: {why}; the position is unchanged"))?,
+            },
+            "banmoves" => match self.parse_moves(rest) {
+                Ok(moves) => self.banned = moves,
+                Err(why) => self.error(&format!("banmoves: {why}"))?,
+            },
+            "go" => match self.parse_go(rest) {
+                Ok(go) => self.go(go)?,
+                Err(why) => self.error(&format!("go: {why}; no search started"))?,
+            },
+            "stop" | "ponderhit" => self.release_held_answer()?,
+            "quit" => {
+                if self.protocol == Protocol::Ucci {
+                    self.say("bye")?;
+                }
+                return Ok(Flow::Quit);
+            }
+            other => self.error(&format!("unknown command {other:?}"))?,
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn say(&mut self, line: &str) -> Result<(), ServerError> {
+        writeln!(self.out, "{line}").and_then(|()| self.out.flush()).map_err(ServerError::Write)
+    }
+
+    fn error(&mut self, what: &str) -> Result<(), ServerError> {
+        // One line per answer, whatever the message holds.
+        let what = what.replace(['\n', '\r'], " ");
+        self.say(&format!("info string error {what}"))
+    }
+
+    fn release_held_answer(&mut self) -> Result<(), ServerError> {
+        match self.held_answer.take() {
+            Some(answer) => self.say(&answer),
+            None => Ok(()),
+        }
+    }
+
+    fn hello(&mut self) -> Result<(), ServerError> {
+        let name = self.config.name.clone();
+        let author = self.config.author.clone();
+        self.say(&format!("id name {name}"))?;
+        self.say(&format!("id author {author}"))?;
+        match self.protocol {
+            Protocol::Uci => {
+                if let Some(visits) = self.visits {
+                    self.say(&format!(
+                        "option name Visits type spin default {visits} min 1 max {MAX_VISITS}"
+                    ))?;
+                }
+                self.say("option name UCI_Variant type combo default xiangqi var xiangqi")?;
+                self.say("uciok")
+            }
+            Protocol::Ucci => {
+                if let Some(visits) = self.visits {
+                    self.say(&format!("option Visits type spin min 1 max {MAX_VISITS} default {visits}"))?;
+                }
+                self.say("option usemillisec type check default false")?;
+                self.say("ucciok")
+            }
+        }
+    }
+
+    /// `setoption name N [value V]` or `setoption N [V]`.
+    fn set_option(&mut self, rest: &str) -> Result<(), ServerError> {
+        let (name, value) = match rest.strip_prefix("name ") {
+            Some(named) => match named.split_once(" value ") {
+                Some((name, value)) => (name.trim(), value.trim()),
+                None => (named.trim(), ""),
+            },
+            None => rest.split_once(char::is_whitespace).map_or((rest, ""), |(n, v)| (n, v.trim())),
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "" => self.error("setoption: no option named"),
+            "visits" => match value.parse::<u32>() {
+                Ok(v) if (1..=MAX_VISITS).contains(&v) => {
+                    self.visits = Some(v);
+                    Ok(())
+                }
+                _ => {
+                    self.error(&format!("setoption Visits: {value:?} is not a number from 1 to {MAX_VISITS}"))
+                }
+            },
+            "usemillisec" => match value {
+                "true" => {
+                    self.ucci_milliseconds = true;
+                    Ok(())
+                }
+                "false" => {
+                    self.ucci_milliseconds = false;
+                    Ok(())
+                }
+                _ => self.error(&format!("setoption usemillisec: {value:?} is not true or false")),
+            },
+            "uci_variant" if value == "xiangqi" => Ok(()),
+            "uci_variant" => {
+                self.error(&format!("setoption UCI_Variant: only xiangqi is played, not {value:?}"))
+            }
+            _ => self.say(&format!("info string option {name:?} is not supported and was ignored")),
+        }
+    }
+
+    /// The game a `position` command describes.
+    fn parse_position(&self, rest: &str) -> Result<Game, String> {
+        let (setup, moves) = match rest.split_once(" moves") {
+            Some((setup, moves)) if moves.is_empty() || moves.starts_with(char::is_whitespace) => {
+                (setup, moves)
+            }
+            _ => (rest, ""),
+        };
+        let setup = setup.trim();
+        let fen = if setup == "startpos" {
+            START_FEN
+        } else if let Some(fen) = setup.strip_prefix("fen ") {
+            fen.trim()
+        } else {
+            return Err(format!("expected `startpos` or `fen FEN`, got {setup:?}"));
+        };
+        let mut game = Game::from_fen(fen, self.config.rules).map_err(|e| format!("bad FEN {fen:?}: {e}"))?;
+        for (index, text) in moves.split_whitespace().enumerate() {
+            let mv = parse_move(text, self.config.rank_offset)
+                .ok_or_else(|| format!("move {} {text:?} is not a move", index + 1))?;
+            game.play(mv).map_err(|_| format!("move {} {text:?} is illegal in {}", index + 1, game.fen()))?;
+        }
+        Ok(game)
+    }
+
+    /// Moves in the protocol's coordinates, each legal in the current position.
+    fn parse_moves(&self, text: &str) -> Result<Vec<Move>, String> {
+        let mut moves = Vec::new();
+        for word in text.split_whitespace() {
+            let mv =
+                parse_move(word, self.config.rank_offset).ok_or_else(|| format!("{word:?} is not a move"))?;
+            if !self.game.position().is_legal(mv) {
+                return Err(format!("{word:?} is not legal in {}", self.game.fen()));
+            }
+            moves.push(mv);
+        }
+        Ok(moves)
+    }
+
+    fn parse_go(&self, rest: &str) -> Result<Go, String> {
+        let mut go = Go::default();
+        let (mut own, mut opponent) = (Clock::default(), Clock::default());
+        let red_to_move = self.game.position().side_to_move() == xq_core::Color::Red;
+        let ucci_unit = if self.ucci_milliseconds { 1 } else { 1000 };
+        let mut tokens = rest.split_whitespace().peekable();
+        while let Some(token) = tokens.next() {
+            let mut number = |what: &str| -> Result<u64, String> {
+                let text = tokens.next().ok_or_else(|| format!("{what} needs a number"))?;
+                text.parse::<u64>().map_err(|_| format!("{what} {text:?} is not a number"))
+            };
+            match (self.protocol, token) {
+                (_, "depth") => {
+                    let depth = number("depth")?;
+                    go.limits.depth =
+                        Some(u32::try_from(depth).map_err(|_| format!("depth {depth} is too large"))?);
+                }
+                (_, "nodes") => {
+                    let nodes = number("nodes")?;
+                    go.limits.nodes = Some(nodes);
+                    go.limits.visits = Some(u32::try_from(nodes).unwrap_or(u32::MAX).max(1));
+                }
+                (_, "infinite" | "ponder") => go.hold = true,
+                (Protocol::Uci, "movetime") => {
+                    go.limits.movetime = Some(Duration::from_millis(number("movetime")?))
+                }
+                (Protocol::Uci, "mate") => {
+                    // Mate in N moves needs at most 2N - 1 plies.
+                    let moves = number("mate")?;
+                    let plies = moves.saturating_mul(2).saturating_sub(1).max(1);
+                    go.limits.depth = Some(u32::try_from(plies).unwrap_or(u32::MAX));
+                }
+                (Protocol::Uci, "wtime" | "btime") => {
+                    let clock = if (token == "wtime") == red_to_move { &mut own } else { &mut opponent };
+                    clock.time = Some(number(token)?);
+                }
+                (Protocol::Uci, "winc" | "binc") => {
+                    let clock = if (token == "winc") == red_to_move { &mut own } else { &mut opponent };
+                    clock.increment = number(token)?;
+                }
+                (Protocol::Uci, "movestogo") => own.moves_to_go = Some(number("movestogo")?),
+                (Protocol::Uci, "searchmoves") => {
+                    let mut words = Vec::new();
+                    while let Some(word) =
+                        tokens.next_if(|w| parse_move(w, self.config.rank_offset).is_some())
+                    {
+                        words.push(word);
+                    }
+                    go.only = self.parse_moves(&words.join(" ")).map_err(|e| format!("searchmoves: {e}"))?;
+                    if go.only.is_empty() {
+                        return Err("searchmoves names no move".to_string());
+                    }
+                }
+                (Protocol::Ucci, "time") => own.time = Some(number("time")?.saturating_mul(ucci_unit)),
+                (Protocol::Ucci, "increment") => {
+                    own.increment = number("increment")?.saturating_mul(ucci_unit)
+                }
+                (Protocol::Ucci, "movestogo") => own.moves_to_go = Some(number("movestogo")?),
+                (Protocol::Ucci, "opptime") => opponent.time = Some(number("opptime")?),
+                (Protocol::Ucci, "oppincrement") => opponent.increment = number("oppincrement")?,
+                (Protocol::Ucci, "oppmovestogo") => opponent.moves_to_go = Some(number("oppmovestogo")?),
+                // The opponent offers a draw; a player has no way to accept, so it plays on.
+                (Protocol::Ucci, "draw") => {}
+                (_, other) => return Err(format!("unknown parameter {other:?}")),
+            }
+        }
+        if go.limits.movetime.is_none() {
+            go.limits.movetime = own.move_time();
+        }
+        if go.limits.nodes.is_none() {
+            go.limits.visits = self.visits;
+        }
+        if go.hold {
+            // Searching "until stop" is searching to the player's own budget.
+            go.limits.movetime = None;
+        }
+        Ok(go)
+    }
+
+    fn no_move_answer(&self) -> &'static str {
+        match self.protocol {
+            Protocol::Uci => "bestmove (none)",
+            Protocol::Ucci => "nobestmove",
+        }
+    }
+
+    fn go(&mut self, go: Go) -> Result<(), ServerError> {
+        let answer = self.search(&go)?;
+        if go.hold {
+            self.held_answer = Some(answer);
+            Ok(())
+        } else {
+            self.say(&answer)
+        }
+    }
+
+    /// Runs the player and writes its `info` line; returns the `bestmove` line.
+    fn search(&mut self, go: &Go) -> Result<String, ServerError> {
+        let legal = self.game.position().legal_moves();
+        let allowed: Vec<Move> = legal
+            .iter()
+            .copied()
+            .filter(|m| !self.banned.contains(m) && (go.only.is_empty() || go.only.contains(m)))
+            .collect();
+        if allowed.is_empty() {
+            if legal.is_empty() {
+                // No legal move loses in Xiangqi, mate or stalemate alike.
+                let line = match self.protocol {
+                    Protocol::Uci => "info depth 0 score mate 0",
+                    Protocol::Ucci => "info depth 0 score -30000",
+                };
+                self.say(line)?;
+            } else {
+                self.error("every legal move is excluded (banmoves, searchmoves)")?;
+            }
+            return Ok(self.no_move_answer().to_string());
+        }
+        if self.needs_new_game {
+            let start = GameStart {
+                color: self.game.position().side_to_move(),
+                seed: derive_seed(self.config.seed, self.games_started),
+                game_index: self.games_started as usize,
+            };
+            self.games_started += 1;
+            let started = catch_unwind(AssertUnwindSafe(|| self.player.new_game(&self.game, start)));
+            match started {
+                Ok(Ok(())) => self.needs_new_game = false,
+                Ok(Err(e)) => {
+                    self.error(&format!("the player cannot start a game: {e}"))?;
+                    return Ok(self.no_move_answer().to_string());
+                }
+                Err(_) => {
+                    self.error("the player panicked starting a game")?;
+                    return Ok(self.no_move_answer().to_string());
+                }
+            }
+        }
+        let started = Instant::now();
+        let choice = catch_unwind(AssertUnwindSafe(|| self.player.choose_move(&self.game, &go.limits)));
+        let elapsed = started.elapsed();
+        let choice = match choice {
+            Ok(Ok(choice)) => choice,
+            Ok(Err(e)) => {
+                self.needs_new_game = true;
+                self.error(&format!("the search failed: {e}"))?;
+                return Ok(self.no_move_answer().to_string());
+            }
+            Err(_) => {
+                self.needs_new_game = true;
+                self.error("the search panicked")?;
+                return Ok(self.no_move_answer().to_string());
+            }
+        };
+        let mv = if allowed.contains(&choice.mv) {
+            choice.mv
+        } else {
+            let replacement = best_allowed(&choice, &allowed);
+            let offset = self.config.rank_offset;
+            self.say(&format!(
+                "info string the player chose {}, which is {}; playing {} instead",
+                format_move(choice.mv, offset),
+                if legal.contains(&choice.mv) { "excluded" } else { "illegal" },
+                format_move(replacement, offset)
+            ))?;
+            replacement
+        };
+        let info = self.info_line(&choice, mv, elapsed);
+        self.say(&info)?;
+        Ok(format!("bestmove {}", format_move(mv, self.config.rank_offset)))
+    }
+
+    /// `info depth … score … nodes … time … pv M` in the current dialect.
+    fn info_line(&self, choice: &MoveChoice, mv: Move, elapsed: Duration) -> String {
+        // A player that reports no depth searched at least the one ply of its move.
+        let mut line = format!("info depth {}", choice.depth.unwrap_or(1));
+        match (self.protocol, choice.score) {
+            (_, None) => {}
+            (Protocol::Uci, Some(Score::Mate(n))) => line.push_str(&format!(" score mate {n}")),
+            (Protocol::Uci, Some(score)) => line.push_str(&format!(" score cp {}", score.centipawns())),
+            (Protocol::Ucci, Some(score)) => line.push_str(&format!(" score {}", score.centipawns())),
+        }
+        let nodes = choice.nodes.or(choice.visits.map(u64::from));
+        let ms = elapsed.as_millis();
+        if let Some(nodes) = nodes {
+            line.push_str(&format!(" nodes {nodes}"));
+            if self.protocol == Protocol::Uci {
+                let nps = u128::from(nodes) * 1_000_000 / elapsed.as_micros().max(1);
+                line.push_str(&format!(" nps {nps}"));
+            }
+        }
+        line.push_str(&format!(" time {ms} pv {}", format_move(mv, self.config.rank_offset)));
+        line
+    }
+}
+
+/// The allowed move the player's own distribution likes best, or the first allowed move when
+/// it gives none.
+fn best_allowed(choice: &MoveChoice, allowed: &[Move]) -> Move {
+    choice
+        .policy
+        .iter()
+        .filter(|(m, _)| allowed.contains(m))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map_or(allowed[0], |&(m, _)| m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::player::PlayerError;
+    use crate::{MctsPlayer, RandomPlayer};
+    use xq_core::Position;
+    use xq_mcts::{MaterialEvaluator, SearchParams};
+
+    fn run_script(player: Box<dyn Player>, protocol: Protocol, script: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut config = ServerConfig::new(protocol, "test engine");
+        config.visits = Some(16);
+        serve(script.as_bytes(), &mut out, player, config).unwrap();
+        String::from_utf8(out).unwrap().lines().map(str::to_string).collect()
+    }
+
+    fn mcts() -> Box<dyn Player> {
+        Box::new(
+            MctsPlayer::new("mcts", Box::new(MaterialEvaluator::default()), SearchParams::default(), 16)
+                .unwrap(),
+        )
+    }
+
+    /// Plays whatever it is told to, recording the limits it was given.
+    struct Scripted {
+        answer: Result<Move, String>,
+        limits: std::sync::Arc<std::sync::Mutex<Vec<SearchLimits>>>,
+        games: std::sync::Arc<std::sync::Mutex<Vec<GameStart>>>,
+        panic: bool,
+    }
+
+    impl Player for Scripted {
+        fn name(&self) -> &str {
+            "scripted"
+        }
+
+        fn new_game(&mut self, _game: &Game, start: GameStart) -> Result<(), PlayerError> {
+            self.games.lock().unwrap().push(start);
+            Ok(())
+        }
+
+        fn choose_move(&mut self, _game: &Game, limits: &SearchLimits) -> Result<MoveChoice, PlayerError> {
+            self.limits.lock().unwrap().push(*limits);
+            assert!(!self.panic, "the scripted player panics on request");
+            match &self.answer {
+                Ok(mv) => Ok(MoveChoice {
+                    policy: vec![(*mv, 0.5), (iccs("b2e2"), 0.3), (iccs("h2e2"), 0.2)],
+                    ..MoveChoice::new(*mv).with_score(Score::Mate(2))
+                }),
+                Err(why) => Err(PlayerError::Protocol(why.clone())),
+            }
+        }
+    }
+
+    type Log<T> = std::sync::Arc<std::sync::Mutex<Vec<T>>>;
+
+    fn scripted(answer: Result<Move, String>) -> (Box<dyn Player>, Log<SearchLimits>, Log<GameStart>) {
+        let limits = Log::default();
+        let games = Log::default();
+        let player = Scripted { answer, limits: limits.clone(), games: games.clone(), panic: false };
+        (Box::new(player), limits, games)
+    }
+
+    fn iccs(text: &str) -> Move {
+        parse_move(text, 0).unwrap()
+    }
+
+    fn bestmoves(lines: &[String]) -> Vec<&str> {
+        lines.iter().filter_map(|l| l.strip_prefix("bestmove ")).collect()
+    }
+
+    fn errors(lines: &[String]) -> Vec<&String> {
+        lines.iter().filter(|l| l.starts_with("info string error ")).collect()
+    }
+
+    #[test]
+    fn uci_session_as_pikafish_speaks_it() {
+        let lines = run_script(
+            mcts(),
+            Protocol::Uci,
+            "uci\nsetoption name Threads value 2\nisready\nucinewgame\n\
+             position startpos moves h2e2 h9g7\ngo nodes 16\n\
+             position fen 3k5/9/9/9/9/9/9/9/4R4/4K4 w - - 0 1\ngo depth 3\nquit\n",
+        );
+        assert_eq!(lines[0], "id name test engine");
+        assert_eq!(lines[1], "id author xq");
+        assert!(lines.contains(&"option name Visits type spin default 16 min 1 max 100000000".to_string()));
+        let uciok = lines.iter().position(|l| l == "uciok").unwrap();
+        assert_eq!(lines[uciok + 1], "info string option \"Threads\" is not supported and was ignored");
+        assert_eq!(lines[uciok + 2], "readyok");
+        assert!(errors(&lines).is_empty(), "{lines:?}");
+        let moves = bestmoves(&lines);
+        assert_eq!(moves.len(), 2);
+        let after = Position::startpos().after(iccs("h2e2")).after(iccs("h9g7"));
+        assert!(after.is_legal(iccs(moves[0])), "{lines:?}");
+        let rook_ending = Position::from_fen("3k5/9/9/9/9/9/9/9/4R4/4K4 w - - 0 1").unwrap();
+        assert!(rook_ending.is_legal(iccs(moves[1])), "{lines:?}");
+        let infos: Vec<&String> = lines.iter().filter(|l| l.starts_with("info depth")).collect();
+        assert_eq!(infos.len(), 2);
+        assert!(infos[0].contains(" score cp ") && infos[0].contains(" nodes 16 "), "{}", infos[0]);
+        assert!(infos[0].ends_with(&format!(" pv {}", moves[0])));
+    }
+
+    #[test]
+    fn ucci_session_with_banmoves_and_bye() {
+        let (player, limits, _) = scripted(Ok(iccs("h2e2")));
+        let lines = run_script(
+            player,
+            Protocol::Uci,
+            "ucci\nsetoption usemillisec true\nisready\nposition startpos\nbanmoves h2e2\ngo time 3000 movestogo 3\n\
+             position startpos\ngo depth 4\nquit\n",
+        );
+        assert!(lines.contains(&"ucciok".to_string()));
+        assert!(lines.contains(&"option Visits type spin min 1 max 100000000 default 16".to_string()));
+        assert!(errors(&lines).is_empty(), "{lines:?}");
+        // Banned: the player's second choice is played.
+        assert_eq!(bestmoves(&lines), ["b2e2", "h2e2"]);
+        assert!(lines.iter().any(|l| l.starts_with("info string the player chose h2e2, which is excluded")));
+        let mate = lines.iter().find(|l| l.starts_with("info depth")).unwrap();
+        assert!(mate.contains(" score 29998 "), "UCCI scores are bare numbers: {mate}");
+        assert_eq!(lines.last().unwrap(), "bye");
+        let limits = limits.lock().unwrap();
+        assert_eq!(limits[0].movetime, Some(Duration::from_millis(1000)));
+        assert_eq!(limits[0].visits, Some(16));
+        assert_eq!((limits[1].depth, limits[1].movetime), (Some(4), None));
+    }
+
+    #[test]
+    fn ucci_times_are_seconds_unless_usemillisec() {
+        let (player, limits, _) = scripted(Ok(iccs("h2e2")));
+        run_script(player, Protocol::Ucci, "position startpos\ngo time 60 increment 2\n");
+        // 60 s over 30 moves, plus the increment.
+        assert_eq!(limits.lock().unwrap()[0].movetime, Some(Duration::from_secs(4)));
+    }
+
+    #[test]
+    fn go_limits_map_to_search_limits() {
+        let (player, limits, games) = scripted(Ok(iccs("h2e2")));
+        let lines = run_script(
+            player,
+            Protocol::Uci,
+            "position startpos\ngo nodes 300\ngo movetime 250\ngo wtime 10000 btime 5000 winc 100\n\
+             position startpos moves h2e2\ngo wtime 10000 btime 5000 binc 50 movestogo 5\n\
+             ucinewgame\nsetoption name Visits value 40\ngo mate 2\n",
+        );
+        let limits = limits.lock().unwrap();
+        assert_eq!(limits.len(), 5, "{lines:?}");
+        assert_eq!((limits[0].nodes, limits[0].visits), (Some(300), Some(300)));
+        assert_eq!((limits[1].movetime, limits[1].visits), (Some(Duration::from_millis(250)), Some(16)));
+        // Red's clock: 10 s / 30 + 0.1 s.
+        assert_eq!(limits[2].movetime, Some(Duration::from_millis(433)));
+        // Black's clock: 5 s / 5 + 0.05 s.
+        assert_eq!(limits[3].movetime, Some(Duration::from_millis(1050)));
+        assert_eq!((limits[4].depth, limits[4].visits), (Some(3), Some(40)));
+        // Two games: the first search and the one after ucinewgame, seeded apart.
+        let games = games.lock().unwrap();
+        assert_eq!(games.len(), 2);
+        assert_ne!(games[0].seed, games[1].seed);
+        assert_eq!(games[1].game_index, 1);
+    }
+
+    #[test]
+    fn infinite_holds_the_answer_until_stop() {
+        let (player, _, _) = scripted(Ok(iccs("h2e2")));
+        let lines =
+            run_script(player, Protocol::Uci, "position startpos\ngo infinite\nisready\nstop\nisready\n");
+        let ready = lines.iter().position(|l| l == "readyok").unwrap();
+        let best = lines.iter().position(|l| l == "bestmove h2e2").unwrap();
+        assert!(ready < best, "bestmove waits for stop: {lines:?}");
+        assert_eq!(lines.last().unwrap(), "readyok");
+        // The end of input releases a held answer too.
+        let (player, _, _) = scripted(Ok(iccs("h2e2")));
+        let lines = run_script(player, Protocol::Uci, "go ponder\n");
+        assert_eq!(lines.last().unwrap(), "bestmove h2e2");
+    }
+
+    #[test]
+    fn bad_lines_are_answered_and_change_nothing() {
+        let (player, limits, _) = scripted(Ok(iccs("h2e2")));
+        let mut server = EngineServer::new(player, ServerConfig::new(Protocol::Uci, "x"), Vec::new());
+        let before = server.game().fen();
+        let script = [
+            "frobnicate now",
+            "position",
+            "position somewhere",
+            "position fen not/a/fen w",
+            "position startpos moves h2e2 h2e2",
+            "position startpos moves zz99",
+            "position fen 4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1",
+            "go depth",
+            "go depth -3",
+            "go nodes many",
+            "go sideways",
+            "go searchmoves a0a5",
+            "setoption name Visits value 0",
+            "setoption name UCI_Variant value janggi",
+            "banmoves h2h9 e5e6",
+            "\u{fffd}\u{0}garbage",
+        ];
+        for line in script {
+            assert_eq!(server.handle_line(line).unwrap(), Flow::Continue);
+        }
+        assert_eq!(server.game().fen(), before);
+        let text = String::from_utf8(server.output().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), script.len(), "one answer per bad line: {lines:#?}");
+        assert!(lines.iter().all(|l| l.starts_with("info string error ")), "{lines:#?}");
+        assert!(lines[4].contains("move 2 \"h2e2\" is illegal"), "{}", lines[4]);
+        assert!(lines[6].contains("kings face each other"), "{}", lines[6]);
+        assert!(limits.lock().unwrap().is_empty(), "no search ran");
+        // A legal prefix with one illegal move does not half-apply either.
+        server.handle_line("position startpos moves h2e2").unwrap();
+        let good = server.game().fen();
+        server.handle_line("position startpos moves h0g2 h9g7 g2e3 a9a5 e3e3").unwrap();
+        assert_eq!(server.game().fen(), good);
+        assert_eq!(server.game().moves(), [iccs("h2e2")]);
+        // Invalid UTF-8 on the wire is a bad line, not an error.
+        let mut out = Vec::new();
+        let (player, _, _) = scripted(Ok(iccs("h2e2")));
+        serve(&b"isready\n\xff\xfe\nisready\n"[..], &mut out, player, ServerConfig::new(Protocol::Uci, "x"))
+            .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.starts_with("readyok\ninfo string error unknown command") && text.ends_with("readyok\n")
+        );
+    }
+
+    #[test]
+    fn failing_players_and_finished_positions_give_no_move() {
+        let (player, _, games) = scripted(Err("out of ideas".into()));
+        let lines = run_script(player, Protocol::Uci, "go nodes 5\ngo nodes 5\n");
+        assert_eq!(bestmoves(&lines), ["(none)", "(none)"]);
+        assert_eq!(errors(&lines).len(), 2);
+        assert!(errors(&lines)[0].contains("out of ideas"));
+        assert_eq!(games.lock().unwrap().len(), 2, "a failed search starts a new game next time");
+
+        let limits = Log::default();
+        let panicking = Scripted { answer: Ok(iccs("h2e2")), limits, games: Log::default(), panic: true };
+        let lines = run_script(Box::new(panicking), Protocol::Ucci, "go depth 1\nisready\n");
+        assert_eq!(lines, ["info string error the search panicked", "nobestmove", "readyok"]);
+
+        // An illegal choice is replaced by the best legal move of the player's distribution.
+        let (player, _, _) = scripted(Ok(iccs("a0a5")));
+        let lines = run_script(player, Protocol::Uci, "go depth 1\n");
+        assert!(lines[0].contains("a0a5, which is illegal; playing b2e2"), "{lines:?}");
+        assert_eq!(bestmoves(&lines), ["b2e2"]);
+
+        // Mated: no search, a mate score and no move.
+        let (player, limits, _) = scripted(Ok(iccs("h2e2")));
+        let mated = "position fen 3k5/8R/9/9/9/9/9/9/9/R3K4 w - - 0 1 moves a0a9\ngo depth 1\n";
+        let lines = run_script(player, Protocol::Uci, mated);
+        assert_eq!(lines, ["info depth 0 score mate 0", "bestmove (none)"]);
+        assert!(limits.lock().unwrap().is_empty());
+        let lines = run_script(Box::new(RandomPlayer::new(1)), Protocol::Ucci, mated);
+        assert_eq!(lines.last().unwrap(), "nobestmove");
+    }
+}
