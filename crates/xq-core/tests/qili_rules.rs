@@ -135,6 +135,48 @@ fn from_chase_to_chase_is_idle() {
 }
 
 #[test]
+fn continuing_chase_is_a_chase_under_cxa2020() {
+    // The 2020 book labels a move after which an existing chase still stands a chase
+    // (figures 3, 11, 27; only a move answering a check must create its chase, 26.1.4):
+    // the rook keeps attacking the lone horse, whether it moves itself or the king moves.
+    let fen = "4k4/9/9/9/9/R3n4/9/9/9/3K5 w";
+    for m in ["a4b4", "d0d1"] {
+        assert_eq!(classify_with(fen, &[m], RuleSet::Cxa2020)[0].class, MoveClass::Chase, "{m}");
+        assert_eq!(classify_with(fen, &[m], RuleSet::Cxa)[0].class, MoveClass::Idle, "{m}");
+    }
+}
+
+#[test]
+fn answering_a_check_keeps_an_interrupted_chase_idle() {
+    // The red rook attacks the lone horse; black checks; red blocks with the advisor. In
+    // check red could not take, but the chase stood before the check: the answer does not
+    // create it (26.1.4), under both rule sets (reference figure 28).
+    let fen = "4k4/8r/9/9/9/R5n2/4P4/9/4A4/3K5 b";
+    for rules in [RuleSet::Cxa, RuleSet::Cxa2020] {
+        let info = classify_with(fen, &["i8d8", "e1d2"], rules);
+        assert_eq!(info[0].class, MoveClass::Check);
+        assert_eq!(info[1].class, MoveClass::Idle, "{rules:?}");
+    }
+    // Judged without the history, the position in check is all there is to compare with:
+    // the rook could not take there, so the block would count as creating the chase.
+    let info = classify_with("4k4/3r5/9/9/9/R5n2/4P4/9/4A4/3K5 w", &["e1d2"], RuleSet::Cxa2020);
+    assert_eq!(info[0].class, MoveClass::Chase);
+    assert_eq!(targets(&info[0]), ["g4"]);
+}
+
+#[test]
+fn target_cannot_trade_itself_off_after_a_check() {
+    // Nh6 shuts the file between the rooks and threatens Ng8+; after any king move Rxh9
+    // wins the rook. Before Nh6 the black rook could trade itself off (face to face, 兑),
+    // so the chase is new; after the check black has spent its move and cannot trade
+    // (29.1, chase by consecutive checks; 2020 figure 2).
+    let info = classify("4k2r1/9/9/9/9/6N2/9/9/9/3K3R1 w", &["g4h6"]);
+    assert_eq!(info[0].class, MoveClass::Chase, "{info:?}");
+    assert_eq!(info[0].detail, Detail::Chase(ChaseHow::ByChecks));
+    assert_eq!(targets(&info[0]), ["h9"]);
+}
+
+#[test]
 fn king_alone_attacking_is_idle() {
     // The red king steps next to a lone black horse (27.1).
     let info = classify("5k3/9/9/9/9/9/9/9/4n4/3K5 w", &["d0e0"]);

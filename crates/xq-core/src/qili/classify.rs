@@ -187,10 +187,16 @@ struct Threats {
 }
 
 /// The pieces among `mask` the side to move of `pos` wins by a direct capture (29.1).
+///
+/// With `target_may_trade`, a target that can first trade itself off against its attacker
+/// ([`target_trades_off`]) is not counted: that holds in the position "if the mover moved
+/// again", where the opponent is really to move. After a check and its answer the
+/// opponent has spent its move, so the target can no longer trade itself off.
 fn direct_threats(
     pos: &Position,
     mover_square: Option<Square>,
     mask: SquareSet,
+    target_may_trade: bool,
     budget: &mut Budget,
 ) -> Threats {
     let me = pos.side_to_move();
@@ -209,7 +215,7 @@ fn direct_threats(
             continue;
         }
         let Some(attacker) = pos.piece_at(m.from()) else { continue };
-        if target_trades_off(pos, m, budget) {
+        if target_may_trade && target_trades_off(pos, m, budget) {
             continue;
         }
         let verdict = judge_capture(pos, m, budget);
@@ -348,7 +354,7 @@ fn check_threats(pos: &Position, mask: SquareSet, budget: &mut Budget) -> Square
         for &r in replies.iter() {
             let answered = checked.after(r);
             let lost = checked.piece_at(r.to()).map_or(0, |p| value(p, r.to()));
-            let threats = direct_threats(&answered, None, common, budget);
+            let threats = direct_threats(&answered, None, common, false, budget);
             let mut worth = SquareSet::EMPTY;
             for sq in threats.chased.iter() {
                 if answered.piece_at(sq).is_some_and(|p| value(p, sq) > lost) {
@@ -370,7 +376,7 @@ fn threats(pos: &Position, mover_square: Option<Square>, mask: SquareSet, budget
     if mask.is_empty() {
         return Threats::default();
     }
-    let mut t = direct_threats(pos, mover_square, mask, budget);
+    let mut t = direct_threats(pos, mover_square, mask, true, budget);
     let by_checks = check_threats(pos, mask, budget);
     t.by_checks = SquareSet(by_checks.0 & !t.chased.0);
     t.chased.0 |= by_checks.0;
@@ -391,17 +397,17 @@ pub fn classify_move(positions: &[Position], moves: &[Move], i: usize, rules: Ru
         return None;
     }
     let after = before.after(m);
-    let previous = if i > 0 { moves.get(i - 1).copied() } else { None };
+    let previous = if i > 0 { Some((moves.get(i - 1).copied()?, positions.get(i - 1)?)) } else { None };
     Some(classify(before, m, &after, previous, rules))
 }
 
 /// Classifies the legal move `m` from `before` (giving `after`); `previous` is the
-/// opponent's move that led to `before`, if known.
+/// opponent's move that led to `before` and the position it was played in, if known.
 pub(crate) fn classify(
     before: &Position,
     m: Move,
     after: &Position,
-    previous: Option<Move>,
+    previous: Option<(Move, &Position)>,
     rules: RuleSet,
 ) -> MoveInfo {
     let me = before.side_to_move();
@@ -426,7 +432,10 @@ pub(crate) fn classify(
     let now = threats(&again, Some(m.to()), SquareSet(u128::MAX), &mut budget);
     // Only the pieces threatened now matter for whether a threat is new.
     let relevant = SquareSet(now.chased.0 | now.pawn_only.0 | now.king_only.0);
-    let then = threats(before, None, relevant, &mut budget);
+    let then = match existed_before(before, previous, answering_check, rules) {
+        Some(earlier) => threats(&earlier, None, relevant, &mut budget),
+        None => Threats::default(),
+    };
     let new = SquareSet(now.chased.0 & !then.chased.0);
     if !new.is_empty() {
         let mut how = ChaseHow::Discovered;
@@ -471,8 +480,36 @@ pub(crate) fn classify(
         };
     }
     MoveInfo {
-        detail: idle_kind(before, m, after, previous).map_or(Detail::None, Detail::Idle),
+        detail: idle_kind(before, m, after, previous.map(|(p, _)| p)).map_or(Detail::None, Detail::Idle),
         ..MoveInfo::plain(MoveClass::Idle)
+    }
+}
+
+/// The position (mover to move) in which a threat must not already have existed for the
+/// move to count as a chase, or `None` when threats count whether or not they existed.
+///
+/// - `cxa` (seeds 29.2, 从捉到捉, seeds' cases 6–8): a chase must be new, so threats that
+///   stood before the move (in `before`, the mover to move) do not count.
+/// - `cxa2020`: a chase that already existed and still exists after the move is a chase
+///   (the 2020 book labels such moves chases: figures 3, 11, 27, reference figures 18, 28,
+///   34); only a move answering a check counts new threats alone (26.1.4).
+/// - A move answering a check, under both sets: the threats "before the move" are those
+///   before the opponent's check (the position before the checking move, the mover to
+///   move), since in check the mover could not capture at all; a chase that the check
+///   merely interrupted is not created by the answer (26.1.4; reference figure 28).
+fn existed_before(
+    before: &Position,
+    previous: Option<(Move, &Position)>,
+    answering_check: bool,
+    rules: RuleSet,
+) -> Option<Position> {
+    if answering_check {
+        let me = before.side_to_move();
+        return Some(previous.map_or(*before, |(_, earlier)| earlier.with_side_to_move(me)));
+    }
+    match rules {
+        RuleSet::Cxa => Some(*before),
+        RuleSet::Cxa2020 => None,
     }
 }
 

@@ -172,7 +172,7 @@ fn judge_with(
                 &computed
             }
         };
-        let previous = if i > 0 { Some(moves[i - 1]) } else { None };
+        let previous = if i > 0 { Some((moves[i - 1], &positions[i - 1])) } else { None };
         let info = classify::classify(before, m, after, previous, rules);
         tally[before.side_to_move().index()].add(&info);
         visit(info);
