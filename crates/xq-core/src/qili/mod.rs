@@ -173,7 +173,7 @@ fn judge_with(
             }
         };
         let previous = if i > 0 { Some((moves[i - 1], &positions[i - 1])) } else { None };
-        let info = classify::classify(before, m, after, previous, rules);
+        let info = classify::classify(before, m, after, previous);
         tally[before.side_to_move().index()].add(&info);
         visit(info);
     }

@@ -85,8 +85,11 @@ pub fn decide(red: &SideTally, black: &SideTally, rules: RuleSet) -> Outcome {
         (false, true) => return loses(Color::Black, Termination::PerpetualCheck, "26.1"),
         (false, false) => {}
     }
-    // 27.2: pawns' attacks count as chases when both sides attack on every move.
-    let with_pawns = red.forbidden(true) && black.forbidden(true);
+    // 27.2 (seeds): pawns' attacks count as chases when both sides attack on every move.
+    // The 2020 edition's 26.1 keeps the pawn alone idle without that exception: its
+    // figure 14 (a pawn attacking a rook on every move against a rook chasing on every
+    // move) is decided against the chasing side.
+    let with_pawns = rules == RuleSet::Cxa && red.forbidden(true) && black.forbidden(true);
     let (rf, bf) = (red.forbidden(with_pawns), black.forbidden(with_pawns));
     match (rf, bf) {
         (true, false) => loses(Color::Red, red.reason(), "26.4"),
