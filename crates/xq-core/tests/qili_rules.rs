@@ -39,7 +39,7 @@ fn capture(fen: &str, m: &str) -> CaptureVerdict {
 }
 
 fn tally(moves: u32, checks: u32, mate_threats: u32, chases: u32) -> SideTally {
-    SideTally { moves, checks, mate_threats, chases, ..SideTally::default() }
+    SideTally { moves, checks, mate_threats, chases, new_chases: chases, ..SideTally::default() }
 }
 
 #[test]
@@ -106,6 +106,34 @@ fn chase_by_consecutive_checks() {
     assert_eq!(info[0].class, MoveClass::Chase);
     assert_eq!(info[0].detail, Detail::Chase(ChaseHow::ByChecks));
     assert_eq!(targets(&info[0]), ["a7"]);
+}
+
+#[test]
+fn chase_through_a_check_grades_b_unless_of_a_rook() {
+    // The same fork against a horse: a chase through a check of a piece other than a rook
+    // is graded B (26.9; reference figures 34, 40), of a rook A (figure 26).
+    let info = classify("4k4/9/c8/9/5N3/9/9/9/9/3K5 w", &["f5d6"]);
+    assert_eq!(info[0].detail, Detail::Chase(ChaseHow::ByChecks));
+    assert!(info[0].grade_b);
+    let info = classify("4k4/9/r8/9/5N3/9/9/9/9/3K5 w", &["f5d6"]);
+    assert!(!info[0].grade_b);
+}
+
+#[test]
+fn side_that_only_continues_its_chases_grades_b_under_cxa2020() {
+    // Both sides chase on every move; red's chases all stood before its moves (从捉到捉),
+    // black's are new: black must vary (26.9; 2020 figure 11, reference figure 39).
+    let red = SideTally { new_chases: 0, ..tally(2, 0, 0, 2) };
+    let black = SideTally { new_chases: 2, ..tally(2, 0, 0, 2) };
+    assert!(red.grade_b() && !black.grade_b());
+    let o = decide(&red, &black, RuleSet::Cxa2020);
+    assert_eq!((o.result, o.must_vary), (GameResult::RedWins, Some(Color::Black)));
+    // Under cxa both forbidden is a draw whatever the grades (26.3).
+    assert_eq!(decide(&red, &black, RuleSet::Cxa).result, GameResult::Draw);
+    // A single continuing move: the chase is a chase, flagged as continuing.
+    let info = classify("4k4/9/9/9/9/R3n4/9/9/9/3K5 w", &["a4b4"]);
+    assert!(info[0].continuing);
+    assert!(!classify("4k4/4a4/9/9/9/R8/4n4/9/9/3K5 w", &["a4a3"])[0].continuing);
 }
 
 #[test]

@@ -152,6 +152,9 @@ pub struct MoveInfo {
     /// 26.9 grading: the chase is joint or of an insufficiently protected piece (grade B)
     /// rather than a single-piece chase of a rook or of an unprotected piece (grade A).
     pub grade_b: bool,
+    /// A chase all of whose targets were already chased before the move (从捉到捉: idle in
+    /// the seeds' 29.2, a chase in the 2020 book, weighed in its 26.9 grading).
+    pub continuing: bool,
     /// A pawn alone (or pawns alone) newly attacks a piece: idle, but a chase when both
     /// sides attack on every move (27.2 mutual 长打).
     pub pawn_attack: bool,
@@ -164,6 +167,7 @@ impl MoveInfo {
             detail: Detail::None,
             targets: SquareSet::EMPTY,
             grade_b: false,
+            continuing: false,
             pawn_attack: false,
         }
     }
@@ -326,13 +330,10 @@ fn capturable(pos: &Position, mask: SquareSet, lost: i32) -> SquareSet {
 }
 
 /// The pieces (among `mask`) the side to move wins after a check, whatever the answer
-/// (抽将, 29.1 "after consecutive checks"; one check is searched), and of those the ones
-/// whose every such win is graded B (26.9: after some answer the capture is joint or of an
-/// insufficiently protected piece).
-fn check_threats(pos: &Position, mask: SquareSet, budget: &mut Budget) -> (SquareSet, SquareSet) {
+/// (抽将, 29.1 "after consecutive checks"; one check is searched).
+fn check_threats(pos: &Position, mask: SquareSet, budget: &mut Budget) -> SquareSet {
     let me = pos.side_to_move();
     let mut won = SquareSet::EMPTY;
-    let mut a_grade = SquareSet::EMPTY;
     let mut moves = MoveList::new();
     pos.generate_pseudo(me, &mut moves);
     let mut replies = MoveList::new();
@@ -358,7 +359,6 @@ fn check_threats(pos: &Position, mask: SquareSet, budget: &mut Budget) -> (Squar
         if common.is_empty() {
             continue;
         }
-        let mut grade_b = SquareSet::EMPTY;
         for &r in replies.iter() {
             let answered = checked.after(r);
             let lost = checked.piece_at(r.to()).map_or(0, |p| value(p, r.to()));
@@ -370,15 +370,13 @@ fn check_threats(pos: &Position, mask: SquareSet, budget: &mut Budget) -> (Squar
                 }
             }
             common.0 &= worth.0;
-            grade_b.0 |= threats.grade_b.0;
             if common.is_empty() {
                 break;
             }
         }
         won.0 |= common.0;
-        a_grade.0 |= common.0 & !grade_b.0;
     }
-    (won, SquareSet(won.0 & !a_grade.0))
+    won
 }
 
 /// What the side to move threatens among the pieces on `mask`.
@@ -387,10 +385,17 @@ fn threats(pos: &Position, mover_square: Option<Square>, mask: SquareSet, budget
         return Threats::default();
     }
     let mut t = direct_threats(pos, mover_square, mask, true, budget);
-    let (by_checks, checks_grade_b) = check_threats(pos, mask, budget);
+    let by_checks = check_threats(pos, mask, budget);
     t.by_checks = SquareSet(by_checks.0 & !t.chased.0);
-    // A piece won only through a check grades like the capture that ends the line.
-    t.grade_b.0 |= t.by_checks.0 & checks_grade_b.0;
+    // 26.9: a piece won only through a check (要抽吃子) is not won by a single piece's
+    // plain attack: grade B, unless it is a rook (chasing a rook grades A however it is
+    // done). Reference figures 34 and 40 (the side chasing through checks does not have
+    // to vary against simple chases) against figure 26 (a rook won through a check).
+    for sq in t.by_checks.iter() {
+        if pos.piece_at(sq).is_some_and(|p| value(p, sq) < ROOK) {
+            t.grade_b.insert(sq);
+        }
+    }
     t.chased.0 |= by_checks.0;
     t.pawn_only.0 &= !t.chased.0;
     t.king_only.0 &= !t.chased.0;
@@ -454,6 +459,23 @@ pub(crate) fn classify(
         None => Threats::default(),
     };
     let new = SquareSet(now.chased.0 & !then.chased.0);
+    if std::env::var_os("QILI_DEBUG").is_some() {
+        let f = |s: SquareSet| s.iter().map(|q| q.to_string()).collect::<Vec<_>>().join(",");
+        let then = threats(before, None, relevant, &mut Budget::new());
+        eprintln!(
+            "DBG {} now chased[{}] bychk[{}] byx[{}] joint[{}] pawn[{}] king[{}] | then chased[{}] bychk[{}] pawn[{}]",
+            m.iccs(),
+            f(now.chased),
+            f(now.by_checks),
+            f(now.by_exchange),
+            f(now.joint),
+            f(now.pawn_only),
+            f(now.king_only),
+            f(then.chased),
+            f(then.by_checks),
+            f(then.pawn_only)
+        );
+    }
     if !new.is_empty() && holds_key_point(after, me, new) {
         return MoveInfo {
             detail: Detail::Idle(IdleKind::KeyPoint),
@@ -475,13 +497,20 @@ pub(crate) fn classify(
                 ChaseHow::Joint
             };
         }
-        // A move is graded A when it newly chases at least one piece in an A way.
+        // A move is graded A when it chases at least one piece in an A way.
         let grade_b = new.0 & !now.grade_b.0 == 0;
+        // Whether every chased piece was already chased before the move (从捉到捉): the
+        // book calls the move a chase, and 26.9 weighs it (see `SideTally::grade_b`).
+        let continuing = !answering_check && {
+            let stood = threats(before, None, new, &mut budget);
+            new.0 & !stood.chased.0 == 0
+        };
         return MoveInfo {
             class: MoveClass::Chase,
             detail: Detail::Chase(how),
             targets: new,
             grade_b,
+            continuing,
             pawn_attack: false,
         };
     }
@@ -492,6 +521,7 @@ pub(crate) fn classify(
             detail: Detail::Idle(IdleKind::PawnAlone),
             targets: pawn_new,
             grade_b: false,
+            continuing: false,
             pawn_attack: true,
         };
     }
