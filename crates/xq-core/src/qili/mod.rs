@@ -31,12 +31,16 @@ use crate::types::{Color, Move};
 use thiserror::Error;
 
 /// Which repetition rules decide a cycle; recorded with every game.
+///
+/// Both rule sets classify moves alike (the 2020 book's labels, which the rulebook cases'
+/// verdicts under both sets rest on); they differ in the verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum RuleSet {
-    /// The seeds' rulebook (articles 24–29): both sides forbidden is a draw.
+    /// The seeds' verdict articles (26.1–26.4, 27.2): both sides forbidden is a draw, and
+    /// a pawn's attacks count as chases in a mutual 长打.
     #[default]
     Cxa,
-    /// The 2020 edition's details (RULES.md §3a), including the 26.9 grading.
+    /// The 2020 edition's verdict (RULES.md §3a): both sides forbidden is graded by 26.9.
     Cxa2020,
 }
 
@@ -172,8 +176,8 @@ fn judge_with(
                 &computed
             }
         };
-        let previous = if i > 0 { Some(moves[i - 1]) } else { None };
-        let info = classify::classify(before, m, after, previous, rules);
+        let previous = if i > 0 { Some((moves[i - 1], &positions[i - 1])) } else { None };
+        let info = classify::classify(before, m, after, previous);
         tally[before.side_to_move().index()].add(&info);
         visit(info);
     }

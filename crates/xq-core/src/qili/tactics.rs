@@ -168,22 +168,29 @@ pub enum CaptureVerdict {
     WinsExchange,
 }
 
-/// The most the side to move of `pos` wins with one capture anywhere followed by the
+/// What the side to move of `pos` wins at best with one capture anywhere followed by the
 /// exchange on that square (0 when every capture loses or there is none). With
 /// `skip_mating`, captures after which the other side mates with consecutive checks
 /// ([`FALSE_ROOT_MATE_CHECKS`]) do not count (a defender that cannot leave, 假根).
-/// `recaptured` reports whether a counted capture lands on that square.
+/// `recaptured` reports whether a counted capture lands on `recapture_square`.
+///
+/// With `earlier` (the position before the other side's capture, this side to move), the
+/// answers are split: `.0` is the best answer the capture made possible or better (a
+/// recapture, a piece it stopped guarding or shielding), `.1` the best answer that already
+/// won as much in `earlier` (a piece of the capturer's that was hanging anyway). Without
+/// `earlier` every answer is in `.0`.
 pub fn best_capture_gain(
     pos: &Position,
     skip_mating: bool,
     recapture_square: Option<Square>,
+    earlier: Option<&Position>,
     recaptured: &mut bool,
     budget: &mut Budget,
-) -> i32 {
+) -> (i32, i32) {
     let me = pos.side_to_move();
     let mut moves = MoveList::new();
     pos.generate_pseudo(me, &mut moves);
-    let mut best = 0;
+    let (mut caused, mut standing) = (0, 0);
     for &r in moves.iter() {
         let Some(victim) = pos.piece_at(r.to()) else { continue };
         if victim.color == me || !pos.pseudo_move_is_legal(r) || !budget.spend() {
@@ -193,13 +200,29 @@ pub fn best_capture_gain(
         if skip_mating && mates_by_checks(&next, FALSE_ROOT_MATE_CHECKS, budget) {
             continue;
         }
+        let gain = value(victim, r.to()) - exchange_gain(&next, r.to(), MAX_EXCHANGE_CAPTURES, budget);
         if Some(r.to()) == recapture_square {
             *recaptured = true;
+        } else if let Some(earlier) = earlier
+            && gain <= capture_gain(earlier, r, budget)
+        {
+            standing = standing.max(gain);
+            continue;
         }
-        let gain = value(victim, r.to()) - exchange_gain(&next, r.to(), MAX_EXCHANGE_CAPTURES, budget);
-        best = best.max(gain);
+        caused = caused.max(gain);
     }
-    best
+    (caused, standing)
+}
+
+/// What the side to move of `pos` wins by the capture `r` and the exchange that follows
+/// on its square, or `i32::MIN` when `r` is not a legal capture there.
+fn capture_gain(pos: &Position, r: Move, budget: &mut Budget) -> i32 {
+    let (Some(piece), Some(victim)) = (pos.piece_at(r.from()), pos.piece_at(r.to())) else { return i32::MIN };
+    let me = pos.side_to_move();
+    if piece.color != me || victim.color == me || !pos.is_legal(r) {
+        return i32::MIN;
+    }
+    value(victim, r.to()) - exchange_gain(&pos.after(r), r.to(), MAX_EXCHANGE_CAPTURES, budget)
 }
 
 /// Judges one capture; see [`CaptureVerdict`]. The capture wins when the target's value
@@ -219,13 +242,19 @@ pub fn judge_capture(pos: &Position, capture: Move, budget: &mut Budget) -> Capt
         return CaptureVerdict::NoGain;
     }
     let mut recaptured = false;
-    let mut answer = best_capture_gain(&after, true, Some(to), &mut recaptured, budget);
+    let earlier = pos.with_side_to_move(target.color);
+    let (mut answer, standing) =
+        best_capture_gain(&after, true, Some(to), Some(&earlier), &mut recaptured, budget);
     if !recaptured && hidden_protection(&after, to, budget) {
         // 暗根: protected by a recapture through check.
         recaptured = true;
         answer = answer.max(attacker_value);
     }
-    if target_value - answer <= 0 {
+    // The capture must win more than anything it lets the opponent win back; against a
+    // piece that was hanging anyway an even trade is enough (two rooks each attacking a
+    // loose pawn both chase, 2020 figure 8), but not a smaller piece for a bigger one
+    // (reference figure 28: taking an advisor while a horse hangs wins nothing).
+    if target_value - answer <= 0 || target_value - standing < 0 {
         return CaptureVerdict::NoGain;
     }
     if !recaptured {

@@ -19,8 +19,11 @@ pub struct SideTally {
     pub chases: u32,
     /// Of those, idle moves in which a pawn alone attacks (27.2).
     pub pawn_attacks: u32,
-    /// Whether some chase is graded B (26.9: joint, or of an insufficiently protected piece).
+    /// Whether some chase is graded B (26.9: joint, through checks, or of an insufficiently
+    /// protected piece).
     pub grade_b: bool,
+    /// Of the chases, those that chase some piece not chased before the move.
+    pub new_chases: u32,
 }
 
 impl SideTally {
@@ -33,6 +36,7 @@ impl SideTally {
             MoveClass::Chase => {
                 self.chases += 1;
                 self.grade_b |= info.grade_b;
+                self.new_chases += u32::from(!info.continuing);
             }
             MoveClass::Idle => {
                 if info.pawn_attack {
@@ -40,6 +44,14 @@ impl SideTally {
                 }
             }
         }
+    }
+
+    /// The 26.9 grade is B: some chase is graded B, or every chase only continues a chase
+    /// that stood before the move (从捉到捉; 2020 figure 11 and reference figure 39: the
+    /// side that merely keeps a chase while the other side chases anew does not have to
+    /// vary, as the seeds' cases 6 and 7 decide the same positions).
+    pub fn grade_b(&self) -> bool {
+        self.grade_b || (self.chases > 0 && self.new_chases == 0)
     }
 
     fn attacks(&self) -> u32 {
@@ -85,8 +97,11 @@ pub fn decide(red: &SideTally, black: &SideTally, rules: RuleSet) -> Outcome {
         (false, true) => return loses(Color::Black, Termination::PerpetualCheck, "26.1"),
         (false, false) => {}
     }
-    // 27.2: pawns' attacks count as chases when both sides attack on every move.
-    let with_pawns = red.forbidden(true) && black.forbidden(true);
+    // 27.2 (seeds): pawns' attacks count as chases when both sides attack on every move.
+    // The 2020 edition's 26.1 keeps the pawn alone idle without that exception: its
+    // figure 14 (a pawn attacking a rook on every move against a rook chasing on every
+    // move) is decided against the chasing side.
+    let with_pawns = rules == RuleSet::Cxa && red.forbidden(true) && black.forbidden(true);
     let (rf, bf) = (red.forbidden(with_pawns), black.forbidden(with_pawns));
     match (rf, bf) {
         (true, false) => loses(Color::Red, red.reason(), "26.4"),
@@ -96,7 +111,7 @@ pub fn decide(red: &SideTally, black: &SideTally, rules: RuleSet) -> Outcome {
             if rules == RuleSet::Cxa2020 {
                 // 26.9: grade A (single-piece chases of a rook or an unprotected piece,
                 // checks, mate threats) against grade B: the A side must vary.
-                match (red.grade_b, black.grade_b) {
+                match (red.grade_b(), black.grade_b()) {
                     (false, true) => return loses(Color::Red, Termination::BothForbidden, "26.9"),
                     (true, false) => return loses(Color::Black, Termination::BothForbidden, "26.9"),
                     _ => return Outcome::new(GameResult::Draw, Termination::BothForbidden, "26.9"),
