@@ -4,6 +4,7 @@ mod eval_cmd;
 mod judge_cmd;
 mod rules_cmd;
 mod selfplay_cmd;
+mod train_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -25,6 +26,8 @@ enum Command {
     Judge(judge_cmd::JudgeArgs),
     /// Generate games and training samples by MCTS self-play (Parquet shards).
     Selfplay(selfplay_cmd::SelfplayArgs),
+    /// Train the network on self-play samples (checkpoints, exact resume, metrics).
+    Train(train_cmd::TrainArgs),
     /// Run or resume an evaluation event (gauntlet, round robin, Swiss, SPRT, gate).
     Eval(eval_cmd::EvalArgs),
 }
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
         Command::Moves(args) => rules_cmd::moves(args),
         Command::Judge(args) => judge_cmd::judge(args),
         Command::Selfplay(args) => selfplay_cmd::selfplay(args),
+        Command::Train(args) => train_cmd::train_command(args),
         Command::Eval(args) => eval_cmd::eval(args),
     };
     match result {
