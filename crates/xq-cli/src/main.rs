@@ -3,8 +3,10 @@
 mod engine_cmd;
 mod eval_cmd;
 mod judge_cmd;
+mod loop_cmd;
 mod rules_cmd;
 mod selfplay_cmd;
+mod train_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -26,8 +28,12 @@ enum Command {
     Judge(judge_cmd::JudgeArgs),
     /// Generate games and training samples by MCTS self-play (Parquet shards).
     Selfplay(selfplay_cmd::SelfplayArgs),
+    /// Train the network on self-play samples (checkpoints, exact resume, metrics).
+    Train(train_cmd::TrainArgs),
     /// Run or resume an evaluation event (gauntlet, round robin, Swiss, SPRT, gate).
     Eval(eval_cmd::EvalArgs),
+    /// Run or continue the training loop: self-play, train, gate, promote, repeat.
+    Loop(loop_cmd::LoopArgs),
     /// Play as a UCI or UCCI engine on stdin/stdout (MCTS over a model or a built-in evaluator).
     Engine(engine_cmd::EngineArgs),
 }
@@ -42,7 +48,9 @@ fn main() -> ExitCode {
         Command::Moves(args) => rules_cmd::moves(args),
         Command::Judge(args) => judge_cmd::judge(args),
         Command::Selfplay(args) => selfplay_cmd::selfplay(args),
+        Command::Train(args) => train_cmd::train_command(args),
         Command::Eval(args) => eval_cmd::eval(args),
+        Command::Loop(args) => loop_cmd::run(args),
         Command::Engine(args) => engine_cmd::engine(args),
     };
     match result {

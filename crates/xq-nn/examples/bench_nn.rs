@@ -128,7 +128,7 @@ fn bench(config: &ModelConfig, args: &Args) -> [f64; 5] {
         policy[[i, (i * 13 + 1) % POLICY_SIZE]] = 0.5;
         wdl[[i, i % 3]] = 1.0;
     }
-    let train_batch = TrainBatch { inputs: sample_inputs(batch, 99), policy, wdl };
+    let train_batch = TrainBatch::new(sample_inputs(batch, 99), policy, wdl);
     match Trainer::new(net, OptimizerConfig::default(), &device.clone().autodiff()) {
         Ok(mut trainer) => {
             out[4] = batch as f64

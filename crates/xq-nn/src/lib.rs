@@ -5,7 +5,8 @@
 //! - [`policy`]: the fixed index of every move that can ever be legal ([`POLICY_SIZE`] entries)
 //!   and its left–right mirror.
 //! - [`model`]: the residual policy + WDL network in burn, shaped by a serde [`ModelConfig`].
-//! - [`train`]: one AdamW step on policy and WDL cross-entropy ([`Trainer`]).
+//! - [`train`]: optimisation steps (AdamW or SGD with momentum, per-step learning rate, sample
+//!   weights) on policy and WDL cross-entropy, with accuracies and a resumable state ([`Trainer`]).
 //! - [`evaluator`]: batched inference with priors over legal moves and a cache
 //!   ([`BatchEvaluator`]).
 //! - [`checkpoint`]: burnpack weights plus JSON metadata, with clear errors on mismatch.
@@ -32,4 +33,4 @@ pub use evaluator::{BatchEvaluator, CacheStats, EvalError, EvalRequest, Evaluati
 pub use model::{ConfigError, ModelConfig, PolicyValueNet, TrunkNorm};
 pub use net_evaluator::{DEFAULT_EVAL_BATCH, NetEvaluator};
 pub use policy::{POLICY_SIZE, mirror_index, policy_index, policy_move};
-pub use train::{OptimizerConfig, StepLosses, TrainBatch, TrainError, Trainer};
+pub use train::{OptimizerConfig, OptimizerKind, StepLosses, StepMetrics, TrainBatch, TrainError, Trainer};

@@ -7,8 +7,9 @@ use ndarray::{Array2, Array4};
 use xq_nn::checkpoint::checkpoint_paths;
 use xq_nn::encoding::encode_batch;
 use xq_nn::{
-    BatchEvaluator, CheckpointError, EvalError, EvalRequest, ModelConfig, OptimizerConfig, POLICY_SIZE,
-    PolicyValueNet, TrainBatch, Trainer, TrunkNorm, load_checkpoint, policy_index, save_checkpoint,
+    BatchEvaluator, CheckpointError, EvalError, EvalRequest, ModelConfig, OptimizerConfig, OptimizerKind,
+    POLICY_SIZE, PolicyValueNet, TrainBatch, TrainError, Trainer, TrunkNorm, load_checkpoint, policy_index,
+    save_checkpoint,
 };
 
 /// A fixed batch from random games: one-hot policy on a legal move, one-hot WDL.
@@ -25,7 +26,7 @@ fn fixed_batch(size: usize, seed: u64) -> TrainBatch {
         policy[[k, policy_index(mv, pos.side_to_move()).unwrap()]] = 1.0;
         wdl[[k, k % 3]] = 1.0;
     }
-    TrainBatch { inputs, policy, wdl }
+    TrainBatch::new(inputs, policy, wdl)
 }
 
 fn tiny(norm: TrunkNorm) -> ModelConfig {
@@ -38,7 +39,7 @@ fn overfit(norm: TrunkNorm) {
     let batch = fixed_batch(16, 11);
     let device = Device::flex();
     let net = PolicyValueNet::new(&tiny(norm), &device).unwrap();
-    let optim = OptimizerConfig { learning_rate: 3e-3, weight_decay: 0.0, value_loss_weight: 1.0 };
+    let optim = OptimizerConfig { learning_rate: 3e-3, weight_decay: 0.0, ..OptimizerConfig::default() };
     let mut trainer = Trainer::new(net, optim, &device.autodiff()).unwrap();
     let first = trainer.step(&batch).unwrap();
     // Uniform guesses cost ln(POLICY_SIZE) + ln 3 ≈ 8.7.
@@ -58,6 +59,116 @@ fn tiny_batch_norm_net_overfits_a_fixed_batch() {
 #[test]
 fn tiny_skip_init_net_overfits_a_fixed_batch() {
     overfit(TrunkNorm::SkipInit);
+}
+
+#[test]
+fn sgd_with_momentum_overfits_and_the_metrics_follow() {
+    let batch = fixed_batch(16, 11);
+    let device = Device::flex();
+    let net = PolicyValueNet::new(&tiny(TrunkNorm::SkipInit), &device).unwrap();
+    let optim = OptimizerConfig {
+        kind: OptimizerKind::Sgd,
+        learning_rate: 0.05,
+        momentum: 0.9,
+        weight_decay: 0.0,
+        value_loss_weight: 1.0,
+    };
+    let mut trainer = Trainer::new(net, optim, &device.autodiff()).unwrap();
+    let first = trainer.train_step(&batch, 0.05).unwrap();
+    assert!(first.policy_top1 < 0.3, "{first:?}");
+    assert_eq!((first.policy_samples, first.value_samples), (16, 16));
+    let mut last = first;
+    for _ in 0..150 {
+        last = trainer.train_step(&batch, 0.05).unwrap();
+    }
+    assert!(
+        last.losses.total < 0.5,
+        "SGD: loss {:.3} after 151 steps (from {:.3})",
+        last.losses.total,
+        first.losses.total
+    );
+    assert_eq!(last.policy_top1, 1.0, "{last:?}");
+    assert_eq!(last.value_accuracy, 1.0, "{last:?}");
+}
+
+#[test]
+fn a_sample_of_weight_zero_does_not_count() {
+    let device = Device::flex();
+    // Batch norm mixes every sample into its statistics, weighted or not: compare without it.
+    let mut config = tiny(TrunkNorm::SkipInit);
+    config.head_batch_norm = false;
+    let net = PolicyValueNet::new(&config, &device).unwrap();
+    let full = fixed_batch(8, 11);
+    // The first four samples alone, and the eight with the last four weighted 0.
+    let mut half = TrainBatch::new(
+        full.inputs.slice(ndarray::s![..4, .., .., ..]).to_owned(),
+        full.policy.slice(ndarray::s![..4, ..]).to_owned(),
+        full.wdl.slice(ndarray::s![..4, ..]).to_owned(),
+    );
+    let mut weighted = full.clone();
+    let mask = ndarray::Array1::from_vec(vec![2.0, 2.0, 2.0, 2.0, 0.0, 0.0, 0.0, 0.0]);
+    weighted.policy_weight = Some(mask.clone());
+    weighted.value_weight = Some(mask);
+    let optim = OptimizerConfig {
+        kind: OptimizerKind::Sgd,
+        momentum: 0.0,
+        weight_decay: 0.0,
+        ..OptimizerConfig::default()
+    };
+    let mut a = Trainer::new(net.clone(), optim.clone(), &device.clone().autodiff()).unwrap();
+    let mut b = Trainer::new(net, optim, &device.clone().autodiff()).unwrap();
+    let ma = a.train_step(&half, 0.1).unwrap();
+    let mb = b.train_step(&weighted, 0.1).unwrap();
+    assert!((ma.losses.total - mb.losses.total).abs() < 1e-5, "{ma:?} vs {mb:?}");
+    assert_eq!((mb.policy_samples, mb.value_samples), (4, 4));
+    half.policy_weight = None;
+    let (la, _) = logits(&a.inference_net(), &half.inputs);
+    let (lb, _) = logits(&b.inference_net(), &half.inputs);
+    let worst = la.iter().zip(lb.iter()).map(|(x, y)| (x - y).abs()).fold(0.0f32, f32::max);
+    assert!(worst < 1e-5, "the updates differ by {worst}");
+    // A negative weight is refused.
+    weighted.value_weight = Some(ndarray::Array1::from_vec(vec![-1.0; 8]));
+    assert!(matches!(b.train_step(&weighted, 0.1), Err(TrainError::BadWeight { .. })));
+}
+
+#[test]
+fn restoring_the_optimizer_state_continues_exactly() {
+    let dir = tempfile::tempdir().unwrap();
+    let batch = fixed_batch(8, 11);
+    let device = Device::flex();
+    let config = tiny(TrunkNorm::BatchNorm);
+    let net = PolicyValueNet::new(&config, &device).unwrap();
+    let mut whole =
+        Trainer::new(net.clone(), OptimizerConfig::default(), &device.clone().autodiff()).unwrap();
+    let mut part = Trainer::new(net, OptimizerConfig::default(), &device.clone().autodiff()).unwrap();
+    for _ in 0..3 {
+        whole.step(&batch).unwrap();
+        part.step(&batch).unwrap();
+    }
+    let stem = dir.path().join("ckpt");
+    save_checkpoint(&part.inference_net(), &stem, part.steps()).unwrap();
+    let state = part.optimizer_state().unwrap();
+    drop(part);
+    let (loaded, _) = load_checkpoint(&stem, Some(&config), &device).unwrap();
+    let mut resumed = Trainer::new(loaded, OptimizerConfig::default(), &device.clone().autodiff()).unwrap();
+    resumed.restore(state, 3).unwrap();
+    assert_eq!(resumed.steps(), 3);
+    for _ in 0..3 {
+        let a = whole.step(&batch).unwrap();
+        let b = resumed.step(&batch).unwrap();
+        assert_eq!(a, b);
+    }
+    assert_eq!(
+        logits(&whole.inference_net(), &batch.inputs),
+        logits(&resumed.inference_net(), &batch.inputs)
+    );
+
+    // Another network's state is refused at the next step.
+    let other = PolicyValueNet::new(&config, &device).unwrap();
+    let mut stranger = Trainer::new(other, OptimizerConfig::default(), &device.clone().autodiff()).unwrap();
+    stranger.restore(resumed.optimizer_state().unwrap(), 6).unwrap();
+    assert!(matches!(stranger.step(&batch), Err(TrainError::OptimizerState(_))));
+    assert!(stranger.restore(vec![1, 2, 3], 0).is_err());
 }
 
 fn trained_net() -> (PolicyValueNet, ModelConfig, TrainBatch) {

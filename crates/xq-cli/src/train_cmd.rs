@@ -1,0 +1,59 @@
+//! `xq train`: train the network on self-play samples.
+
+use anyhow::Result;
+use clap::Args;
+use std::path::PathBuf;
+use xq_train::{TrainConfig, TrainRun, train};
+
+#[derive(Args)]
+pub struct TrainArgs {
+    /// The training configuration (TOML, e.g. configs/train-tiny.toml).
+    #[arg(long)]
+    config: PathBuf,
+    /// A directory of samples-*.parquet shards (repeat for several, oldest first); the window
+    /// takes the newest samples across them.
+    #[arg(long = "data", required = true)]
+    data: Vec<PathBuf>,
+    /// The run directory: checkpoints, resume state, metrics.csv and metrics.svg.
+    #[arg(long)]
+    out: PathBuf,
+    /// Continue the run in --out from its newest checkpoint (same config and data).
+    #[arg(long)]
+    resume: bool,
+    /// Start the weights from this checkpoint (a stem, e.g. models/a/checkpoints/step-00000300).
+    #[arg(long)]
+    init: Option<PathBuf>,
+    /// Print the summary as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn train_command(args: TrainArgs) -> Result<()> {
+    let config = TrainConfig::load(&args.config)?;
+    let run = TrainRun {
+        data_dirs: args.data,
+        out_dir: args.out,
+        init_from: args.init.map(|p| strip_checkpoint_extension(&p)),
+        resume: args.resume,
+        progress: !args.json,
+        stop_after_steps: None,
+    };
+    let summary = train(&config, &run)?;
+    if args.json {
+        println!("{}", serde_json::to_string(&summary)?);
+    } else {
+        for warning in &summary.warnings {
+            eprintln!("warning: {warning}");
+        }
+        eprint!("{summary}");
+    }
+    Ok(())
+}
+
+/// Accepts `stem.json` or `stem.bpk` for a checkpoint stem.
+fn strip_checkpoint_extension(path: &std::path::Path) -> PathBuf {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("json" | "bpk") => path.with_extension(""),
+        _ => path.to_path_buf(),
+    }
+}

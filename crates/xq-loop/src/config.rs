@@ -1,0 +1,208 @@
+//! The loop's configuration: one TOML file with a section per stage (`configs/loop-*.toml`).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use xq_eval::events::GateThreshold;
+use xq_mcts::SearchParams;
+use xq_nn::DeviceSetting;
+use xq_selfplay::{RulesConfig, SelfplaySection};
+use xq_train::TrainConfig;
+
+use crate::LoopError;
+
+/// `[run]`: what the run is called, where it lives and how long it goes on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RunSection {
+    /// The run's name: its data go to `<data_root>/<name>/`, its models to `<models_root>/<name>/`.
+    pub name: String,
+    /// Generations to complete (self-play → train → gate each); the run stops after this many.
+    pub generations: u32,
+    /// Stop starting new generations after this many minutes of this invocation (0: no budget).
+    pub time_budget_minutes: f64,
+    /// The seed every stage's seed derives from.
+    pub seed: u64,
+    /// Where networks run (`cpu`, or `gpu` in builds with the GPU backend).
+    pub device: DeviceSetting,
+    /// Root of the data directories.
+    pub data_root: PathBuf,
+    /// Root of the model directories.
+    pub models_root: PathBuf,
+}
+
+impl Default for RunSection {
+    fn default() -> Self {
+        RunSection {
+            name: "run".into(),
+            generations: 2,
+            time_budget_minutes: 0.0,
+            seed: 1,
+            device: DeviceSetting::Cpu,
+            data_root: PathBuf::from("data"),
+            models_root: PathBuf::from("models"),
+        }
+    }
+}
+
+/// `[gate]`: how a candidate is compared with the accepted model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GateSection {
+    /// Game pairs (each opening with colours swapped).
+    pub pairs: u64,
+    /// Visits per move of both players.
+    pub visits: u32,
+    /// When the candidate is promoted.
+    pub threshold: GateThreshold,
+    /// Games played at once.
+    pub concurrency: usize,
+    /// Games still running after this many plies are drawn.
+    pub max_plies: u32,
+    /// Openings of the bundled book to use (0: the initial position only).
+    pub openings: usize,
+}
+
+impl Default for GateSection {
+    fn default() -> Self {
+        GateSection {
+            pairs: 10,
+            visits: 64,
+            threshold: GateThreshold::Score { min: 0.55 },
+            concurrency: 2,
+            max_plies: 300,
+            openings: 27,
+        }
+    }
+}
+
+/// `[ladder]`: the fixed opponents every accepted model is rated against.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LadderSection {
+    /// Rate accepted models at all.
+    pub enabled: bool,
+    /// Game pairs against each opponent.
+    pub pairs: u32,
+    /// Visits per move of the model and of the uniform-evaluator MCTS opponent.
+    pub visits: u32,
+    /// Depth of the alpha-beta opponent.
+    pub alphabeta_depth: u32,
+    /// Games played at once.
+    pub concurrency: usize,
+    /// Games still running after this many plies are drawn.
+    pub max_plies: u32,
+    /// Openings of the bundled book to use (0: the initial position only).
+    pub openings: usize,
+}
+
+impl Default for LadderSection {
+    fn default() -> Self {
+        LadderSection {
+            enabled: true,
+            pairs: 4,
+            visits: 64,
+            alphabeta_depth: 2,
+            concurrency: 2,
+            max_plies: 300,
+            openings: 27,
+        }
+    }
+}
+
+/// A whole loop configuration file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoopConfig {
+    /// `[run]`.
+    #[serde(default)]
+    pub run: RunSection,
+    /// `[selfplay]`: `games` is per generation; `evaluator` plays generation 0.
+    #[serde(default)]
+    pub selfplay: SelfplaySection,
+    /// `[rules]`: the rules of every game of the run.
+    #[serde(default)]
+    pub rules: RulesConfig,
+    /// `[search]`: the self-play search.
+    #[serde(default)]
+    pub search: SearchParams,
+    /// `[train]`: the trainer's configuration (its own sections below it).
+    pub train: TrainConfig,
+    /// `[gate]`.
+    #[serde(default)]
+    pub gate: GateSection,
+    /// `[ladder]`.
+    #[serde(default)]
+    pub ladder: LadderSection,
+}
+
+impl LoopConfig {
+    /// Reads and checks a TOML file.
+    ///
+    /// # Errors
+    /// [`LoopError::Config`] naming the file and the key or value at fault.
+    pub fn load(path: &Path) -> Result<LoopConfig, LoopError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| LoopError::Config(format!("{}: {e}", path.display())))?;
+        LoopConfig::from_toml(&text).map_err(|e| match e {
+            LoopError::Config(m) => LoopError::Config(format!("{}: {m}", path.display())),
+            other => other,
+        })
+    }
+
+    /// Parses and checks TOML text. Unknown keys are errors naming the key.
+    ///
+    /// # Errors
+    /// [`LoopError::Config`].
+    pub fn from_toml(text: &str) -> Result<LoopConfig, LoopError> {
+        let config: LoopConfig = toml::from_str(text).map_err(|e| LoopError::Config(e.to_string()))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks what serde cannot.
+    ///
+    /// # Errors
+    /// [`LoopError::Config`] naming the value.
+    pub fn validate(&self) -> Result<(), LoopError> {
+        let bad = |m: &str| Err(LoopError::Config(m.to_string()));
+        let name = &self.run.name;
+        if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {
+            return bad("run.name must be a plain directory name");
+        }
+        if self.run.generations == 0 {
+            return bad("run.generations must be at least 1");
+        }
+        if !(self.run.time_budget_minutes.is_finite() && self.run.time_budget_minutes >= 0.0) {
+            return bad("run.time_budget_minutes must be 0 (none) or positive");
+        }
+        if self.selfplay.games == 0 {
+            return bad("selfplay.games (per generation) must be at least 1");
+        }
+        if self.gate.pairs == 0 || self.gate.visits == 0 || self.gate.concurrency == 0 {
+            return bad("gate.pairs, gate.visits and gate.concurrency must be at least 1");
+        }
+        if self.ladder.enabled
+            && (self.ladder.pairs == 0 || self.ladder.visits == 0 || self.ladder.concurrency == 0)
+        {
+            return bad("ladder.pairs, ladder.visits and ladder.concurrency must be at least 1");
+        }
+        self.selfplay_config().validate().map_err(LoopError::Config)?;
+        self.train.validate().map_err(|e| LoopError::Config(format!("train: {e}")))?;
+        Ok(())
+    }
+
+    /// The self-play stage's configuration.
+    pub fn selfplay_config(&self) -> xq_selfplay::SelfplayConfig {
+        xq_selfplay::SelfplayConfig {
+            selfplay: self.selfplay.clone(),
+            rules: self.rules.clone(),
+            search: self.search.clone(),
+        }
+    }
+
+    /// The configuration as saved in the run (`models/<run>/config.toml`).
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).unwrap_or_else(|e| format!("# not representable as TOML: {e}\n"))
+    }
+}

@@ -1,0 +1,124 @@
+//! # xq-loop: the AlphaZero-style training loop
+//!
+//! One generation is: self-play with the accepted model (the built-in evaluator in generation
+//! 0) → train a candidate on the newest window of samples → gate the candidate against the
+//! accepted model → promote it (atomic rename into `accepted/`) or reject it (into
+//! `rejected/`) → rate a promoted model against a fixed ladder → refresh the run report.
+//!
+//! Stages talk only through directories, as in KataGo:
+//! ```text
+//! <data_root>/<run>/selfplay/gNNN-<player>/   samples-*.parquet, games-*.parquet
+//! <models_root>/<run>/config.toml              the effective configuration
+//! <models_root>/<run>/loop.json                what has finished (rewritten after each stage)
+//! <models_root>/<run>/candidates/gNNN/         the trainer's output for generation NNN
+//! <models_root>/<run>/accepted/gNNN/           … moved here when promoted
+//! <models_root>/<run>/rejected/gNNN/           … or here when rejected
+//! <models_root>/<run>/gates/gNNN/              the gate's games, journal and report
+//! <models_root>/<run>/ladder/{baseline,gNNN}/  ladder gauntlets
+//! <models_root>/<run>/report.md, elo.svg, loss.svg
+//! ```
+//! Every stage resumes from what is on disk (self-play shards, the trainer's state, the eval
+//! journal) and `loop.json` records a stage only once it has finished, so the same command
+//! continues a killed run with nothing lost or counted twice.
+
+mod config;
+mod report;
+mod run;
+mod state;
+
+use std::path::{Path, PathBuf};
+
+pub use config::{GateSection, LadderSection, LoopConfig, RunSection};
+pub use report::write_report;
+pub use run::{LoopOptions, LoopSummary, RunPaths, run_loop};
+pub use state::{
+    GateRecord, GenerationRecord, LadderRecord, LoopState, STATE_FORMAT, SelfplayRecord, TrainRecord,
+};
+
+/// Why the loop stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum LoopError {
+    /// The configuration is malformed or out of range.
+    #[error("loop config: {0}")]
+    Config(String),
+    /// The run directory holds a run made with another configuration.
+    #[error(
+        "run {run}: the configuration differs from the one the run started with ({sections}); use another run.name or restore {saved}"
+    )]
+    ConfigChanged {
+        /// The run's name.
+        run: String,
+        /// Sections that differ.
+        sections: String,
+        /// The saved configuration.
+        saved: PathBuf,
+    },
+    /// `loop.json` cannot be read.
+    #[error("loop state: {0}")]
+    State(String),
+    /// A file or directory operation failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Self-play failed.
+    #[error("self-play, generation {generation}: {source}")]
+    Selfplay {
+        /// The generation.
+        generation: u32,
+        /// The cause.
+        source: xq_selfplay::SelfplayError,
+    },
+    /// Training failed.
+    #[error("training, generation {generation}: {source}")]
+    Train {
+        /// The generation.
+        generation: u32,
+        /// The cause.
+        source: xq_train::TrainError,
+    },
+    /// A gate or ladder event failed.
+    #[error("{stage}, generation {generation}: {source}")]
+    Eval {
+        /// `gate` or `ladder`.
+        stage: &'static str,
+        /// The generation.
+        generation: u32,
+        /// The cause.
+        source: xq_eval::runner::RunError,
+    },
+    /// A model could not be loaded.
+    #[error("model {path}: {message}")]
+    Model {
+        /// The checkpoint path.
+        path: PathBuf,
+        /// The cause.
+        message: String,
+    },
+    /// Reading shards back failed.
+    #[error("data {path}: {message}")]
+    Data {
+        /// The directory.
+        path: PathBuf,
+        /// The cause.
+        message: String,
+    },
+    /// The report or its plots could not be written.
+    #[error("report: {0}")]
+    Report(String),
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> LoopError + '_ {
+    move |source| LoopError::Io { path: path.to_path_buf(), source }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), LoopError> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(io_error(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io_error(path))
+}

@@ -1,0 +1,271 @@
+//! The run report: `report.md` with a table per generation, `elo.svg` (ladder Elo of each
+//! accepted model with 95% intervals) and `loss.svg` (training losses over all generations),
+//! rewritten after every generation.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use plotters::prelude::*;
+use xq_eval::plot::{RatedPoint, elo_progress_svg};
+
+use crate::config::LoopConfig;
+use crate::run::{RunPaths, generation_name};
+use crate::state::{GenerationRecord, LadderRecord, LoopState};
+use crate::{LoopError, write_atomic};
+
+/// Terminations shown as their own column, in this order; the rest are summed as "other".
+const TERMINATION_COLUMNS: [(&str, &str); 8] = [
+    ("checkmate", "mate"),
+    ("stalemate", "stalemate"),
+    ("perpetual_check", "perp. check"),
+    ("perpetual_chase", "perp. chase"),
+    ("perpetual_mate_threat", "mate threat"),
+    ("move_limit", "move limit"),
+    ("insufficient_material", "material"),
+    ("resignation", "resign"),
+];
+
+/// Writes `report.md`, `elo.svg` and `loss.svg` into the run's model directory.
+///
+/// # Errors
+/// [`LoopError::Report`] or [`LoopError::Io`].
+pub fn write_report(config: &LoopConfig, paths: &RunPaths, state: &LoopState) -> Result<(), LoopError> {
+    let elo_points = elo_points(state);
+    let elo_svg = paths.models.join("elo.svg");
+    if !elo_points.is_empty() {
+        elo_progress_svg(
+            &elo_points,
+            "Ladder Elo of accepted models",
+            "generation (baseline = -1)",
+            &elo_svg,
+        )
+        .map_err(|e| LoopError::Report(e.to_string()))?;
+    }
+    let curves = loss_curves(paths, state);
+    let loss_svg = paths.models.join("loss.svg");
+    if curves.iter().any(|c| !c.points.is_empty()) {
+        loss_plot(&curves, &loss_svg)?;
+    }
+    let text = markdown(config, state, !elo_points.is_empty(), curves.iter().any(|c| !c.points.is_empty()));
+    write_atomic(&paths.report(), text.as_bytes())
+}
+
+fn elo_points(state: &LoopState) -> Vec<RatedPoint> {
+    let point = |l: &LadderRecord, x: f64| {
+        l.elo.map(|[elo, lower, upper]| RatedPoint { label: l.model.clone(), x, elo, lower, upper })
+    };
+    let mut points: Vec<RatedPoint> = state.baseline_ladder.iter().filter_map(|l| point(l, -1.0)).collect();
+    points.extend(
+        state
+            .generations
+            .iter()
+            .filter_map(|g| g.ladder.as_ref().and_then(|l| point(l, f64::from(g.generation)))),
+    );
+    points
+}
+
+/// One named curve of (global step, loss).
+struct Curve {
+    name: &'static str,
+    color: RGBColor,
+    points: Vec<(f64, f64)>,
+}
+
+/// The trainer's metrics of every generation, steps laid end to end.
+fn loss_curves(paths: &RunPaths, state: &LoopState) -> Vec<Curve> {
+    let mut policy = Curve { name: "policy loss", color: RED, points: Vec::new() };
+    let mut value = Curve { name: "value loss", color: BLUE, points: Vec::new() };
+    let mut offset = 0.0;
+    for g in &state.generations {
+        let Some(train) = &g.train else { continue };
+        let dir = match g.promoted {
+            Some(true) => paths.accepted(g.generation),
+            Some(false) => paths.rejected(g.generation),
+            None => paths.candidate(g.generation),
+        };
+        for (step, p, v) in read_metrics(&dir.join("metrics.csv")) {
+            policy.points.push((offset + step, p));
+            value.points.push((offset + step, v));
+        }
+        offset += train.steps as f64;
+    }
+    vec![policy, value]
+}
+
+/// `(step, policy_loss, value_loss)` rows of a metrics CSV, by header name; nothing when the
+/// file is missing or unreadable.
+fn read_metrics(path: &Path) -> Vec<(f64, f64, f64)> {
+    let Ok(text) = std::fs::read_to_string(path) else { return Vec::new() };
+    let mut lines = text.lines();
+    let Some(header) = lines.next() else { return Vec::new() };
+    let columns: Vec<&str> = header.split(',').map(str::trim).collect();
+    let find = |name: &str| columns.iter().position(|c| *c == name);
+    let (Some(s), Some(p), Some(v)) = (find("step"), find("policy_loss"), find("value_loss")) else {
+        return Vec::new();
+    };
+    lines
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split(',').collect();
+            let num = |i: usize| cells.get(i).and_then(|c| c.trim().parse::<f64>().ok());
+            Some((num(s)?, num(p)?, num(v)?))
+        })
+        .collect()
+}
+
+fn loss_plot(curves: &[Curve], path: &PathBuf) -> Result<(), LoopError> {
+    let err = |e: &dyn std::fmt::Debug| LoopError::Report(format!("{}: {e:?}", path.display()));
+    let all = curves.iter().flat_map(|c| c.points.iter());
+    let (mut x1, mut y1) = (1.0f64, 0.1f64);
+    for &(x, y) in all {
+        x1 = x1.max(x);
+        if y.is_finite() {
+            y1 = y1.max(y);
+        }
+    }
+    let root = SVGBackend::new(path, (800, 480)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption("Training loss over the run", ("sans-serif", 22))
+        .margin(16)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0.0..x1 * 1.02, 0.0..y1 * 1.05)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("training step (all generations)")
+        .y_desc("loss")
+        .draw()
+        .map_err(|e| err(&e))?;
+    for curve in curves {
+        let color = curve.color;
+        chart
+            .draw_series(LineSeries::new(curve.points.iter().copied(), color))
+            .map_err(|e| err(&e))?
+            .label(curve.name)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))
+}
+
+fn fmt_elo(elo: Option<[f64; 3]>) -> String {
+    match elo {
+        Some([e, lo, hi]) => format!("{e:+.0} [{lo:+.0}, {hi:+.0}]"),
+        None => "–".into(),
+    }
+}
+
+fn markdown(config: &LoopConfig, state: &LoopState, has_elo: bool, has_loss: bool) -> String {
+    let mut md = String::new();
+    let done = state.generations.iter().filter(|g| g.promoted.is_some()).count();
+    let accepted = state.generations.iter().filter(|g| g.promoted == Some(true)).count();
+    let _ = writeln!(md, "# xq run `{}`\n", config.run.name);
+    let _ = writeln!(
+        md,
+        "{done} of {} generations decided, {accepted} promoted. Self-play: {} games per generation at {} visits; \
+         gate: {} pairs at {} visits; ladder: {} pairs per opponent at {} visits.\n",
+        config.run.generations,
+        config.selfplay.games,
+        config.search.simulations,
+        config.gate.pairs,
+        config.gate.visits,
+        config.ladder.pairs,
+        config.ladder.visits,
+    );
+    if has_elo {
+        md += "![ladder Elo](elo.svg)\n\n";
+    }
+    if has_loss {
+        md += "![training loss](loss.svg)\n\n";
+    }
+    md += "## Self-play\n\n| gen | player | games | positions | games/h | red-black-draw |";
+    for (_, title) in TERMINATION_COLUMNS {
+        let _ = write!(md, " {title} |");
+    }
+    md += " other |\n|---|---|---|---|---|---|";
+    md += &"---|".repeat(TERMINATION_COLUMNS.len() + 1);
+    md += "\n";
+    for g in &state.generations {
+        let Some(s) = &g.selfplay else { continue };
+        let _ = write!(
+            md,
+            "| {} | {} | {} | {} | {:.0} | {}-{}-{} |",
+            generation_name(g.generation),
+            g.player,
+            s.games,
+            s.positions,
+            s.games_per_hour,
+            s.red_wins,
+            s.black_wins,
+            s.draws
+        );
+        let mut other = s.games;
+        for (key, _) in TERMINATION_COLUMNS {
+            let n = s.terminations.get(key).copied().unwrap_or(0);
+            other = other.saturating_sub(n);
+            let _ = write!(md, " {n} |");
+        }
+        let _ = writeln!(md, " {other} |");
+    }
+    md += "\n## Training and gate\n\n| gen | candidate | steps | window | policy loss | value loss | policy top-1 | value acc. | samples/s | gate vs | +/=/- | gate Elo | verdict | ladder Elo |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for g in &state.generations {
+        let Some(t) = &g.train else { continue };
+        let (opponent, wdl, gate_elo) = match &g.gate {
+            Some(gate) => (
+                gate.opponent.clone(),
+                format!("+{}={}-{}", gate.wins, gate.draws, gate.losses),
+                fmt_elo(gate.elo),
+            ),
+            None => ("–".into(), "–".into(), "–".into()),
+        };
+        let verdict = match g.promoted {
+            Some(true) => "promoted",
+            Some(false) => "rejected",
+            None => "pending",
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {:.3} | {:.3} | {:.1}% | {:.1}% | {:.0} | {} | {} | {} | {} | {} |",
+            generation_name(g.generation),
+            t.model_id,
+            t.steps,
+            t.window_samples,
+            t.policy_loss,
+            t.value_loss,
+            t.policy_top1 * 100.0,
+            t.value_accuracy * 100.0,
+            t.samples_per_sec,
+            opponent,
+            wdl,
+            gate_elo,
+            verdict,
+            fmt_elo(g.ladder.as_ref().and_then(|l| l.elo)),
+        );
+    }
+    md += "\n## Ladder\n\nEach model plays the same fixed opponents (MCTS with the uniform evaluator at the same visits, \
+           the material-greedy player, the alpha-beta baseline); Elo is its performance against them with a 95% interval.\n\n\
+           | model | Elo | score | per opponent (+/=/-) |\n|---|---|---|---|\n";
+    let rows = state
+        .baseline_ladder
+        .iter()
+        .chain(state.generations.iter().filter_map(|g: &GenerationRecord| g.ladder.as_ref()));
+    for l in rows {
+        let per: Vec<String> =
+            l.opponents.iter().map(|(name, [w, d, lo])| format!("{name} +{w}={d}-{lo}")).collect();
+        let _ = writeln!(
+            md,
+            "| {} | {} | {:.1}% | {} |",
+            l.model,
+            fmt_elo(l.elo),
+            l.score * 100.0,
+            per.join(", ")
+        );
+    }
+    md
+}

@@ -1,0 +1,640 @@
+//! Running generations: each stage reads what the previous one left on disk.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use xq_core::{GameResult, GameRules};
+use xq_data::{GameRecord as GameRow, Sample, list_shards, read_games_dir, shard_row_count};
+use xq_eval::events::{Format, GateVerdict};
+use xq_eval::report::EventReport;
+use xq_eval::runner::{
+    BuiltinEvaluator as EvalBuiltin, GameSettings, PlayerSpec, RunConfig, RunOptions, run_event,
+};
+use xq_eval::stats::EloEstimate;
+use xq_mcts::{Evaluator, MaterialEvaluator, UniformEvaluator};
+use xq_nn::NetEvaluator;
+use xq_play::derive_seed;
+use xq_selfplay::{BuiltinEvaluator, SelfplayRun, run_selfplay};
+use xq_train::{TrainRun, train};
+
+use crate::config::LoopConfig;
+use crate::state::{GateRecord, GenerationRecord, LadderRecord, LoopState, SelfplayRecord, TrainRecord};
+use crate::{LoopError, io_error, write_atomic};
+
+/// Salts mixed into the run seed so each stage of each generation draws its own numbers.
+const SELFPLAY_SALT: u64 = 0x5E1F_0000_0000_0001;
+const TRAIN_SALT: u64 = 0x7EA1_0000_0000_0002;
+const GATE_SALT: u64 = 0x6A7E_0000_0000_0003;
+const LADDER_SALT: u64 = 0x1ADD_0000_0000_0004;
+
+/// Evaluation cache slots of a network in self-play.
+const SELFPLAY_CACHE: usize = 1 << 18;
+
+/// Knobs of one invocation that are not part of the run.
+#[derive(Clone, Debug, Default)]
+pub struct LoopOptions {
+    /// Show progress bars and the per-generation lines.
+    pub progress: bool,
+    /// Stop after finishing this many generations in this invocation (the rest on a later one).
+    pub max_generations_this_run: Option<u32>,
+}
+
+/// What an invocation did.
+#[derive(Clone, Debug)]
+pub struct LoopSummary {
+    /// The run's state after the invocation.
+    pub state: LoopState,
+    /// Generations finished by this invocation.
+    pub generations_this_run: u32,
+    /// Whether the time budget stopped the run before its last generation.
+    pub stopped_by_budget: bool,
+    /// The accepted model's checkpoint directory, if any model has been promoted.
+    pub accepted: Option<PathBuf>,
+    /// The run report.
+    pub report: PathBuf,
+    /// Wall seconds of the invocation.
+    pub seconds: f64,
+}
+
+/// The directories and files of a run.
+#[derive(Clone, Debug)]
+pub struct RunPaths {
+    /// `<data_root>/<run>`.
+    pub data: PathBuf,
+    /// `<models_root>/<run>`.
+    pub models: PathBuf,
+}
+
+impl RunPaths {
+    /// The paths of `config`'s run.
+    pub fn new(config: &LoopConfig) -> RunPaths {
+        RunPaths {
+            data: config.run.data_root.join(&config.run.name),
+            models: config.run.models_root.join(&config.run.name),
+        }
+    }
+
+    /// Self-play shards of a generation, named after the player.
+    pub fn selfplay(&self, generation: u32, player: &str) -> PathBuf {
+        self.data.join("selfplay").join(format!("{}-{player}", generation_name(generation)))
+    }
+
+    /// The trainer's output for a generation, before the gate.
+    pub fn candidate(&self, generation: u32) -> PathBuf {
+        self.models.join("candidates").join(generation_name(generation))
+    }
+
+    /// A promoted candidate.
+    pub fn accepted(&self, generation: u32) -> PathBuf {
+        self.models.join("accepted").join(generation_name(generation))
+    }
+
+    /// A rejected candidate.
+    pub fn rejected(&self, generation: u32) -> PathBuf {
+        self.models.join("rejected").join(generation_name(generation))
+    }
+
+    /// The gate's event directory.
+    pub fn gate(&self, generation: u32) -> PathBuf {
+        self.models.join("gates").join(generation_name(generation))
+    }
+
+    /// A ladder gauntlet's event directory (`baseline` or `gNNN`).
+    pub fn ladder(&self, label: &str) -> PathBuf {
+        self.models.join("ladder").join(label)
+    }
+
+    /// `loop.json`.
+    pub fn state(&self) -> PathBuf {
+        self.models.join("loop.json")
+    }
+
+    /// The effective configuration saved with the run.
+    pub fn config(&self) -> PathBuf {
+        self.models.join("config.toml")
+    }
+
+    /// The run report.
+    pub fn report(&self) -> PathBuf {
+        self.models.join("report.md")
+    }
+}
+
+/// `g000`, `g001`, …
+pub(crate) fn generation_name(generation: u32) -> String {
+    format!("g{generation:03}")
+}
+
+/// Runs (or continues) the loop of `config` until its generations are done, its time budget
+/// is spent, or `options` says to stop.
+///
+/// # Errors
+/// [`LoopError`] from any stage; what finished before the error stays recorded.
+pub fn run_loop(config: &LoopConfig, options: &LoopOptions) -> Result<LoopSummary, LoopError> {
+    config.validate()?;
+    let started = Instant::now();
+    let paths = RunPaths::new(config);
+    for dir in [&paths.data, &paths.models] {
+        std::fs::create_dir_all(dir).map_err(io_error(dir))?;
+    }
+    check_or_save_config(config, &paths)?;
+    let mut state = LoopState::load_or_new(&paths.state())?;
+    let rules = config.rules.game_rules().map_err(LoopError::Config)?;
+    let runner = Runner { config, paths: &paths, rules, progress: options.progress };
+
+    if config.ladder.enabled && state.baseline_ladder.is_none() {
+        let baseline = runner.baseline_spec(&config.ladder.visits, "baseline");
+        state.baseline_ladder = Some(runner.ladder(baseline, "baseline", 0)?);
+        state.save(&paths.state())?;
+        crate::write_report(config, &paths, &state)?;
+    }
+
+    let budget = (config.run.time_budget_minutes > 0.0).then(|| config.run.time_budget_minutes * 60.0);
+    let mut finished_now = 0;
+    let mut stopped_by_budget = false;
+    for generation in 0..config.run.generations {
+        let index = generation as usize;
+        if state.generations.get(index).is_some_and(|g| runner.is_complete(g)) {
+            continue;
+        }
+        if options.max_generations_this_run.is_some_and(|max| finished_now >= max) {
+            break;
+        }
+        if budget.is_some_and(|b| started.elapsed().as_secs_f64() >= b) {
+            stopped_by_budget = true;
+            break;
+        }
+        runner.generation(&mut state, generation)?;
+        finished_now += 1;
+        if options.progress {
+            eprintln!("{}", generation_line(&state.generations[index]));
+        }
+    }
+    crate::write_report(config, &paths, &state)?;
+    Ok(LoopSummary {
+        accepted: runner.accepted_before(&state, config.run.generations).map(|(g, _)| paths.accepted(g)),
+        state,
+        generations_this_run: finished_now,
+        stopped_by_budget,
+        report: paths.report(),
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// Saves the configuration with a new run; refuses to continue a run made with another one.
+fn check_or_save_config(config: &LoopConfig, paths: &RunPaths) -> Result<(), LoopError> {
+    let path = paths.config();
+    match std::fs::read_to_string(&path) {
+        Ok(saved_text) => {
+            let saved: LoopConfig = toml::from_str(&saved_text)
+                .map_err(|e| LoopError::Config(format!("{}: {e}", path.display())))?;
+            if saved == *config {
+                return Ok(());
+            }
+            let as_json = |c: &LoopConfig| serde_json::to_value(c).unwrap_or_default();
+            let (a, b) = (as_json(&saved), as_json(config));
+            let sections: Vec<String> = a
+                .as_object()
+                .map(|o| o.keys().filter(|k| a.get(k.as_str()) != b.get(k.as_str())).cloned().collect())
+                .unwrap_or_default();
+            Err(LoopError::ConfigChanged {
+                run: config.run.name.clone(),
+                sections: if sections.is_empty() { "values".into() } else { sections.join(", ") },
+                saved: path,
+            })
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            write_atomic(&path, config.to_toml().as_bytes())
+        }
+        Err(e) => Err(LoopError::Io { path, source: e }),
+    }
+}
+
+/// The line printed after each generation.
+fn generation_line(g: &GenerationRecord) -> String {
+    let mut line = format!("generation {}: ", g.generation);
+    if let Some(s) = &g.selfplay {
+        line += &format!("{} games, {} positions ({:.0} games/h)", s.games, s.positions, s.games_per_hour);
+    }
+    if let Some(t) = &g.train {
+        line += &format!("; loss policy {:.3} value {:.3}", t.policy_loss, t.value_loss);
+    }
+    if let Some(gate) = &g.gate {
+        line += &format!("; gate +{}={}-{} vs {}", gate.wins, gate.draws, gate.losses, gate.opponent);
+        if let Some([elo, lo, hi]) = gate.elo {
+            line += &format!(" ({elo:+.0} [{lo:+.0}, {hi:+.0}])");
+        }
+    }
+    match g.promoted {
+        Some(true) => line += ": promoted",
+        Some(false) => line += ": rejected",
+        None => {}
+    }
+    if let Some(l) = &g.ladder
+        && let Some([elo, lo, hi]) = l.elo
+    {
+        line += &format!("; ladder {elo:+.0} [{lo:+.0}, {hi:+.0}]");
+    }
+    line + &format!(" in {:.0} s", g.seconds)
+}
+
+struct Runner<'a> {
+    config: &'a LoopConfig,
+    paths: &'a RunPaths,
+    rules: GameRules,
+    progress: bool,
+}
+
+impl Runner<'_> {
+    fn is_complete(&self, g: &GenerationRecord) -> bool {
+        match g.promoted {
+            Some(true) => !self.config.ladder.enabled || g.ladder.is_some(),
+            Some(false) => true,
+            None => false,
+        }
+    }
+
+    /// The newest promoted generation before `generation`, with its model id.
+    fn accepted_before(&self, state: &LoopState, generation: u32) -> Option<(u32, String)> {
+        state
+            .generations
+            .iter()
+            .filter(|g| g.generation < generation && g.promoted == Some(true))
+            .filter_map(|g| g.train.as_ref().map(|t| (g.generation, t.model_id.clone())))
+            .next_back()
+    }
+
+    fn builtin_name(&self) -> &'static str {
+        self.config.selfplay.evaluator.name()
+    }
+
+    fn builtin_eval(&self) -> EvalBuiltin {
+        match self.config.selfplay.evaluator {
+            BuiltinEvaluator::Uniform => EvalBuiltin::Uniform,
+            BuiltinEvaluator::Material => EvalBuiltin::Material,
+        }
+    }
+
+    /// The player of generation 0 as an event player.
+    fn baseline_spec(&self, visits: &u32, name: &str) -> PlayerSpec {
+        PlayerSpec::Mcts {
+            name: format!("{name}-{}", self.builtin_name()),
+            evaluator: self.builtin_eval(),
+            visits: *visits,
+        }
+    }
+
+    fn checkpoint_spec(&self, name: String, path: PathBuf, visits: u32) -> PlayerSpec {
+        PlayerSpec::Checkpoint { name, path, visits, device: self.config.run.device }
+    }
+
+    fn save(&self, state: &LoopState) -> Result<(), LoopError> {
+        state.save(&self.paths.state())
+    }
+
+    fn generation(&self, state: &mut LoopState, generation: u32) -> Result<(), LoopError> {
+        let started = Instant::now();
+        let index = generation as usize;
+        let accepted = self.accepted_before(state, generation);
+        if state.generations.len() <= index {
+            let player =
+                accepted.as_ref().map_or_else(|| self.builtin_name().to_string(), |(_, id)| id.clone());
+            state.generations.push(GenerationRecord { generation, player, ..GenerationRecord::default() });
+        }
+        let player = state.generations[index].player.clone();
+        let accepted_dir = accepted.as_ref().map(|(g, _)| self.paths.accepted(*g));
+
+        if state.generations[index].selfplay.is_none() {
+            let record = self.selfplay(generation, &player, accepted_dir.as_deref())?;
+            state.generations[index].selfplay = Some(record);
+            self.save(state)?;
+        }
+        if state.generations[index].train.is_none() {
+            let data_dirs: Vec<PathBuf> = state.generations[..=index]
+                .iter()
+                .filter_map(|g| g.selfplay.as_ref().map(|s| self.config.run.data_root.join(&s.dir)))
+                .collect();
+            let record = self.train(generation, data_dirs, accepted_dir.as_deref())?;
+            state.generations[index].train = Some(record);
+            self.save(state)?;
+        }
+        if state.generations[index].gate.is_none() {
+            let record = self.gate(generation, accepted.as_ref())?;
+            state.generations[index].gate = Some(record);
+            self.save(state)?;
+        }
+        if state.generations[index].promoted.is_none() {
+            let promote = state.generations[index].gate.as_ref().is_some_and(|g| g.verdict == "promote");
+            state.generations[index].promoted = Some(self.promote(generation, promote)?);
+            self.save(state)?;
+        }
+        if state.generations[index].promoted == Some(true)
+            && self.config.ladder.enabled
+            && state.generations[index].ladder.is_none()
+        {
+            let id = state.generations[index].train.as_ref().map(|t| t.model_id.clone()).unwrap_or_default();
+            let label = generation_name(generation);
+            let spec = self.checkpoint_spec(
+                format!("{label}-{id}"),
+                self.paths.accepted(generation),
+                self.config.ladder.visits,
+            );
+            state.generations[index].ladder = Some(self.ladder(spec, &label, generation)?);
+            self.save(state)?;
+        }
+        state.generations[index].seconds += started.elapsed().as_secs_f64();
+        self.save(state)?;
+        crate::write_report(self.config, self.paths, state)
+    }
+
+    fn selfplay(
+        &self,
+        generation: u32,
+        player: &str,
+        accepted: Option<&Path>,
+    ) -> Result<SelfplayRecord, LoopError> {
+        let dir = self.paths.selfplay(generation, player);
+        let mut config = self.config.selfplay_config();
+        config.selfplay.seed = derive_seed(self.config.run.seed ^ SELFPLAY_SALT, u64::from(generation));
+        let openings = if config.selfplay.opening_book.is_empty() {
+            Vec::new()
+        } else {
+            xq_eval::openings::Book::load(Path::new(&config.selfplay.opening_book))
+                .and_then(|b| b.playable())
+                .map_err(|e| LoopError::Config(format!("selfplay.opening_book: {e}")))?
+        };
+        let mut evaluator: Box<dyn Evaluator> = match accepted {
+            Some(path) => {
+                let device = self.config.run.device.device().map_err(|e| LoopError::Config(e.to_string()))?;
+                let batch = config.selfplay.concurrent_games * config.selfplay.leaves_per_game;
+                let net =
+                    NetEvaluator::from_checkpoint(path, device, SELFPLAY_CACHE, self.rules.move_limit_plies)
+                        .map_err(|e| LoopError::Model { path: path.to_path_buf(), message: e.to_string() })?;
+                Box::new(net.with_batch_size(batch))
+            }
+            None => match self.config.selfplay.evaluator {
+                BuiltinEvaluator::Uniform => Box::new(UniformEvaluator),
+                BuiltinEvaluator::Material => Box::new(MaterialEvaluator::default()),
+            },
+        };
+        let run = SelfplayRun {
+            out_dir: dir.clone(),
+            model_id: player.to_string(),
+            openings,
+            progress: self.progress,
+            stop_after_shards: None,
+        };
+        let summary = run_selfplay(&config, evaluator.as_mut(), &run)
+            .map_err(|source| LoopError::Selfplay { generation, source })?;
+        let mut record = count_selfplay(&dir)?;
+        record.dir =
+            dir.strip_prefix(&self.config.run.data_root).unwrap_or(&dir).to_string_lossy().into_owned();
+        record.seconds = summary.seconds;
+        record.games_per_hour =
+            if summary.seconds > 0.0 { summary.games_played as f64 * 3600.0 / summary.seconds } else { 0.0 };
+        Ok(record)
+    }
+
+    fn train(
+        &self,
+        generation: u32,
+        data_dirs: Vec<PathBuf>,
+        accepted: Option<&Path>,
+    ) -> Result<TrainRecord, LoopError> {
+        let out_dir = self.paths.candidate(generation);
+        let mut config = self.config.train.clone();
+        config.train.seed = derive_seed(self.config.run.seed ^ TRAIN_SALT, u64::from(generation));
+        let init_from = accepted
+            .map(|dir| {
+                xq_nn::resolve_checkpoint(dir)
+                    .map_err(|e| LoopError::Model { path: dir.to_path_buf(), message: e.to_string() })
+            })
+            .transpose()?;
+        let resume = out_dir.exists();
+        let run = TrainRun {
+            data_dirs,
+            out_dir,
+            init_from,
+            resume,
+            progress: self.progress,
+            stop_after_steps: None,
+        };
+        let summary = train(&config, &run).map_err(|source| LoopError::Train { generation, source })?;
+        Ok(TrainRecord {
+            model_id: summary.model_id,
+            steps: summary.steps,
+            window_samples: summary.samples as u64,
+            policy_loss: summary.policy_loss,
+            value_loss: summary.value_loss,
+            policy_top1: summary.policy_top1,
+            value_accuracy: summary.value_accuracy,
+            samples_per_sec: summary.samples_per_sec,
+        })
+    }
+
+    fn game_settings(&self, max_plies: u32) -> GameSettings {
+        let rules = &self.rules;
+        GameSettings {
+            rule_set: match rules.rule_set {
+                xq_core::RuleSet::Cxa => xq_eval::runner::RuleSetName::Cxa,
+                xq_core::RuleSet::Cxa2020 => xq_eval::runner::RuleSetName::Cxa2020,
+            },
+            move_limit_plies: rules.move_limit_plies,
+            limit_counts_ten_checks: rules.limit_counts_ten_checks,
+            repetition_count: rules.repetition_count,
+            max_plies,
+            ..GameSettings::default()
+        }
+    }
+
+    fn event(
+        &self,
+        stage: &'static str,
+        generation: u32,
+        config: &RunConfig,
+        out: &Path,
+    ) -> Result<EventReport, LoopError> {
+        let bar =
+            if self.progress { ProgressBar::new(config.max_games() as u64) } else { ProgressBar::hidden() };
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} games {msg} ({elapsed})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_prefix(stage);
+        let mut on_progress = |p: &xq_eval::runner::Progress| {
+            bar.set_length(p.max_games as u64);
+            bar.set_position(p.finished as u64);
+            bar.set_message(format!(
+                "{}: +{}={}-{}",
+                p.first_player, p.first_wdl.wins, p.first_wdl.draws, p.first_wdl.losses
+            ));
+        };
+        let summary = run_event(config, out, &RunOptions::default(), &mut on_progress)
+            .map_err(|source| LoopError::Eval { stage, generation, source })?;
+        bar.finish_and_clear();
+        Ok(summary.report)
+    }
+
+    fn gate(&self, generation: u32, accepted: Option<&(u32, String)>) -> Result<GateRecord, LoopError> {
+        let gate = &self.config.gate;
+        let candidate = self.checkpoint_spec(
+            format!("candidate-{}", generation_name(generation)),
+            self.paths.candidate(generation),
+            gate.visits,
+        );
+        let (opponent, opponent_name) = match accepted {
+            Some((g, id)) => (
+                self.checkpoint_spec(
+                    format!("accepted-{}", generation_name(*g)),
+                    self.paths.accepted(*g),
+                    gate.visits,
+                ),
+                id.clone(),
+            ),
+            None => (self.baseline_spec(&gate.visits, "accepted"), self.builtin_name().to_string()),
+        };
+        let config = RunConfig {
+            name: format!("{} gate {}", self.config.run.name, generation_name(generation)),
+            seed: derive_seed(self.config.run.seed ^ GATE_SALT, u64::from(generation)),
+            concurrency: gate.concurrency,
+            openings: Some(gate.openings),
+            book: None,
+            format: Format::Gate { pairs: gate.pairs, threshold: gate.threshold },
+            game: self.game_settings(gate.max_plies),
+            output: Default::default(),
+            players: vec![candidate, opponent],
+        };
+        let report = self.event("gate", generation, &config, &self.paths.gate(generation))?;
+        let verdict = match report.gate {
+            Some(GateVerdict::Promote) => "promote",
+            Some(GateVerdict::Reject) => "reject",
+            Some(GateVerdict::Pending) | None => {
+                return Err(LoopError::Report(format!(
+                    "the gate of {} did not finish",
+                    generation_name(generation)
+                )));
+            }
+        };
+        let total = report.players.first().map(|p| p.games.total).unwrap_or_default();
+        let elo = report.pairs.first().and_then(|p| {
+            let estimate = p.pentanomial_estimate.as_ref().or(p.trinomial_estimate.as_ref())?;
+            // The pair's estimate is for its first-named player; flip it when that is the opponent.
+            let sign = if p.a == config.players[0].name() { 1.0 } else { -1.0 };
+            Some(elo_triple(estimate, sign))
+        });
+        Ok(GateRecord {
+            opponent: opponent_name,
+            wins: total.wins,
+            draws: total.draws,
+            losses: total.losses,
+            elo,
+            verdict: verdict.into(),
+        })
+    }
+
+    /// Moves the candidate into `accepted/` or `rejected/` by one rename (already moved when a
+    /// killed run gets here again).
+    fn promote(&self, generation: u32, promote: bool) -> Result<bool, LoopError> {
+        let (accepted, rejected) = (self.paths.accepted(generation), self.paths.rejected(generation));
+        if accepted.exists() {
+            return Ok(true);
+        }
+        if rejected.exists() {
+            return Ok(false);
+        }
+        let target = if promote { accepted } else { rejected };
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(io_error(parent))?;
+        }
+        let candidate = self.paths.candidate(generation);
+        std::fs::rename(&candidate, &target).map_err(io_error(&candidate))?;
+        Ok(promote)
+    }
+
+    /// Rates `player` against the fixed ladder: MCTS with the uniform evaluator at the same
+    /// visits, the material-greedy player and the alpha-beta baseline.
+    fn ladder(&self, player: PlayerSpec, label: &str, generation: u32) -> Result<LadderRecord, LoopError> {
+        let ladder = &self.config.ladder;
+        let players = vec![
+            player,
+            PlayerSpec::Mcts {
+                name: format!("mcts-uniform-{}", ladder.visits),
+                evaluator: EvalBuiltin::Uniform,
+                visits: ladder.visits,
+            },
+            PlayerSpec::Greedy { name: "greedy".into() },
+            PlayerSpec::Alphabeta {
+                name: format!("alphabeta-d{}", ladder.alphabeta_depth),
+                depth: Some(ladder.alphabeta_depth),
+                nodes: None,
+                movetime_ms: None,
+            },
+        ];
+        let config = RunConfig {
+            name: format!("{} ladder {label}", self.config.run.name),
+            // The same seed for every model, so each meets the ladder on the same openings.
+            seed: derive_seed(self.config.run.seed ^ LADDER_SALT, 0),
+            concurrency: ladder.concurrency,
+            openings: Some(ladder.openings),
+            book: None,
+            format: Format::Gauntlet { pairs: ladder.pairs },
+            game: self.game_settings(ladder.max_plies),
+            output: Default::default(),
+            players,
+        };
+        let report = self.event("ladder", generation, &config, &self.paths.ladder(label))?;
+        let model = config.players[0].name().to_string();
+        let first = report.players.iter().find(|p| p.name == model);
+        let opponents = report
+            .pairs
+            .iter()
+            .filter_map(|p| {
+                let wdl = p.games.total;
+                if p.a == model {
+                    Some((p.b.clone(), [wdl.wins, wdl.draws, wdl.losses]))
+                } else if p.b == model {
+                    Some((p.a.clone(), [wdl.losses, wdl.draws, wdl.wins]))
+                } else {
+                    None
+                }
+            })
+            .collect();
+        Ok(LadderRecord {
+            model,
+            elo: first.and_then(|p| p.performance.as_ref()).map(|e| elo_triple(e, 1.0)),
+            score: first.and_then(|p| p.games.total.score().ok()).unwrap_or(0.0),
+            opponents,
+        })
+    }
+}
+
+fn elo_triple(estimate: &EloEstimate, sign: f64) -> [f64; 3] {
+    let i = &estimate.elo;
+    if sign > 0.0 { [i.value, i.lower, i.upper] } else { [-i.value, -i.upper, -i.lower] }
+}
+
+/// Games, results and terminations of a self-play directory, from its shards.
+fn count_selfplay(dir: &Path) -> Result<SelfplayRecord, LoopError> {
+    let data_error =
+        |e: xq_data::DataError| LoopError::Data { path: dir.to_path_buf(), message: e.to_string() };
+    let games = read_games_dir(dir).map_err(data_error)?;
+    let mut record = SelfplayRecord::default();
+    for game in &games.rows {
+        tally(&mut record, game);
+    }
+    for shard in list_shards::<Sample>(dir).map_err(data_error)? {
+        record.positions += shard_row_count::<Sample>(&shard.path).map_err(data_error)?;
+    }
+    Ok(record)
+}
+
+fn tally(record: &mut SelfplayRecord, game: &GameRow) {
+    record.games += 1;
+    match game.result {
+        GameResult::RedWins => record.red_wins += 1,
+        GameResult::BlackWins => record.black_wins += 1,
+        GameResult::Draw => record.draws += 1,
+    }
+    *record.terminations.entry(game.termination.name().to_string()).or_default() += 1;
+}

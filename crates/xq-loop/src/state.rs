@@ -1,0 +1,174 @@
+//! What the loop has done, kept in `models/<run>/loop.json` and rewritten (temporary file +
+//! rename) after every stage, so a killed run knows exactly which stage to continue.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::LoopError;
+
+/// Version of the `loop.json` layout.
+pub const STATE_FORMAT: u32 = 1;
+
+/// The whole state of a run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoopState {
+    /// [`STATE_FORMAT`].
+    pub format: u32,
+    /// The ladder rating of the built-in evaluator that plays generation 0, the baseline the
+    /// accepted models are compared with.
+    #[serde(default)]
+    pub baseline_ladder: Option<LadderRecord>,
+    /// One record per generation started, in order.
+    pub generations: Vec<GenerationRecord>,
+}
+
+/// One generation: self-play with the accepted model, a candidate trained, gated, promoted or
+/// rejected, and (when promoted) rated on the ladder. A stage's record is present once the
+/// stage has finished.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenerationRecord {
+    /// 0, 1, 2, …
+    pub generation: u32,
+    /// The model that played self-play: a model id, or the built-in evaluator's name.
+    pub player: String,
+    /// Self-play, once finished.
+    pub selfplay: Option<SelfplayRecord>,
+    /// Training, once finished.
+    pub train: Option<TrainRecord>,
+    /// The gate, once decided.
+    pub gate: Option<GateRecord>,
+    /// Whether the candidate was promoted, once it has been moved.
+    pub promoted: Option<bool>,
+    /// The candidate's ladder rating (accepted candidates only).
+    pub ladder: Option<LadderRecord>,
+    /// Wall seconds spent on the generation over all invocations.
+    #[serde(default)]
+    pub seconds: f64,
+}
+
+/// What self-play produced in a generation (counted from its shards, so a resumed stage is
+/// counted once).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelfplayRecord {
+    /// The shard directory, relative to the data root.
+    pub dir: String,
+    /// Games.
+    pub games: u64,
+    /// Positions (sample rows).
+    pub positions: u64,
+    /// Red wins.
+    pub red_wins: u64,
+    /// Black wins.
+    pub black_wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Games by termination name (`checkmate`, `perpetual_check`, `move_limit`, …).
+    pub terminations: BTreeMap<String, u64>,
+    /// Wall seconds of the invocation that finished the stage.
+    pub seconds: f64,
+    /// Games per hour in that invocation.
+    pub games_per_hour: f64,
+}
+
+/// The candidate a generation trained.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainRecord {
+    /// The candidate's model id.
+    pub model_id: String,
+    /// Training steps.
+    pub steps: u64,
+    /// Samples in the window it trained on.
+    pub window_samples: u64,
+    /// Final policy loss.
+    pub policy_loss: f32,
+    /// Final value loss.
+    pub value_loss: f32,
+    /// Final policy top-1 agreement with the search target.
+    pub policy_top1: f32,
+    /// Final value accuracy.
+    pub value_accuracy: f32,
+    /// Training throughput.
+    pub samples_per_sec: f64,
+}
+
+/// The candidate against the accepted model.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GateRecord {
+    /// The opponent: the accepted model's id or the built-in evaluator.
+    pub opponent: String,
+    /// Candidate wins.
+    pub wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Candidate losses.
+    pub losses: u64,
+    /// Elo of the candidate over the opponent with its 95% interval, when estimable.
+    pub elo: Option<[f64; 3]>,
+    /// `promote` or `reject`.
+    pub verdict: String,
+}
+
+/// A model's rating against the fixed ladder of opponents.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LadderRecord {
+    /// The rated model (id or built-in name).
+    pub model: String,
+    /// Performance Elo against the ladder with its 95% interval: `[elo, lower, upper]`.
+    pub elo: Option<[f64; 3]>,
+    /// Score per game against the ladder.
+    pub score: f64,
+    /// Per opponent: name and the model's wins, draws, losses.
+    pub opponents: Vec<(String, [u64; 3])>,
+}
+
+impl LoopState {
+    /// Reads `path`, or a fresh state when it does not exist.
+    ///
+    /// # Errors
+    /// [`LoopError::State`] for a file that cannot be read or parsed.
+    pub fn load_or_new(path: &Path) -> Result<LoopState, LoopError> {
+        match std::fs::read(path) {
+            Ok(bytes) => {
+                let state: LoopState = serde_json::from_slice(&bytes)
+                    .map_err(|e| LoopError::State(format!("{}: {e}", path.display())))?;
+                if state.format != STATE_FORMAT {
+                    return Err(LoopError::State(format!(
+                        "{}: format {}, this build reads {STATE_FORMAT}",
+                        path.display(),
+                        state.format
+                    )));
+                }
+                Ok(state)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Ok(LoopState { format: STATE_FORMAT, ..LoopState::default() })
+            }
+            Err(e) => Err(LoopError::State(format!("{}: {e}", path.display()))),
+        }
+    }
+
+    /// Writes the state to `path` through a temporary file and a rename.
+    ///
+    /// # Errors
+    /// [`LoopError::Io`].
+    pub fn save(&self, path: &Path) -> Result<(), LoopError> {
+        let text = serde_json::to_string_pretty(self).map_err(|e| LoopError::State(e.to_string()))?;
+        crate::write_atomic(path, text.as_bytes())
+    }
+
+    /// Generations whose candidate has been promoted or rejected.
+    pub fn completed(&self) -> usize {
+        self.generations
+            .iter()
+            .filter(|g| g.promoted.is_some() && (g.ladder.is_some() || g.promoted == Some(false)))
+            .count()
+    }
+}

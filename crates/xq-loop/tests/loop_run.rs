@@ -1,0 +1,144 @@
+//! The loop end to end on a tiny configuration: two generations leave valid shards, checkpoints,
+//! a decided candidate and a report; a run stopped after one generation continues where it
+//! stopped; a changed configuration is refused.
+
+use std::path::Path;
+
+use xq_loop::{LoopConfig, LoopError, LoopOptions, RunPaths, run_loop};
+
+/// A loop small enough for a test: a few short self-play games, a few training steps, a
+/// two-pair gate and a one-pair ladder, all at a handful of visits.
+fn tiny_config(root: &Path) -> LoopConfig {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/loop-tiny.toml"))
+        .expect("configs/loop-tiny.toml");
+    let mut config = LoopConfig::from_toml(&text).expect("loop-tiny.toml parses");
+    config.run.name = "test".into();
+    config.run.generations = 2;
+    config.run.time_budget_minutes = 0.0;
+    config.run.data_root = root.join("data");
+    config.run.models_root = root.join("models");
+    config.selfplay.games = 4;
+    config.selfplay.concurrent_games = 4;
+    config.selfplay.max_plies = 60;
+    config.selfplay.games_per_shard = 2;
+    config.selfplay.opening_book = String::new();
+    config.search.simulations = 8;
+    config.train.train.steps = 4;
+    config.train.train.checkpoint_every = 2;
+    config.train.data.batch_size = 16;
+    config.gate.pairs = 1;
+    config.gate.visits = 4;
+    config.gate.max_plies = 40;
+    config.gate.openings = 0;
+    config.ladder.pairs = 1;
+    config.ladder.visits = 4;
+    config.ladder.alphabeta_depth = 1;
+    config.ladder.max_plies = 40;
+    config.ladder.openings = 0;
+    config
+}
+
+fn quiet() -> LoopOptions {
+    LoopOptions { progress: false, max_generations_this_run: None }
+}
+
+fn checkpoint_in(dir: &Path) -> bool {
+    xq_nn::resolve_checkpoint(dir).is_ok()
+}
+
+#[test]
+fn two_generations_leave_shards_checkpoints_decisions_and_a_report() {
+    let root = tempfile::tempdir().unwrap();
+    let config = tiny_config(root.path());
+    let paths = RunPaths::new(&config);
+
+    // Stop after one generation, as a kill between generations would.
+    let first = run_loop(&config, &LoopOptions { max_generations_this_run: Some(1), ..quiet() }).unwrap();
+    assert_eq!(first.generations_this_run, 1);
+    assert_eq!(first.state.generations.len(), 1);
+    let gen0 = first.state.generations[0].clone();
+
+    // The same command continues with generation 1 and leaves generation 0 as it was.
+    let second = run_loop(&config, &quiet()).unwrap();
+    assert_eq!(second.generations_this_run, 1);
+    let state = &second.state;
+    assert_eq!(state.generations.len(), 2);
+    assert_eq!(state.generations[0].selfplay, gen0.selfplay);
+    assert_eq!(state.generations[0].train, gen0.train);
+    assert_eq!(state.generations[0].gate, gen0.gate);
+
+    for g in &state.generations {
+        let selfplay = g.selfplay.as_ref().expect("self-play recorded");
+        assert_eq!(selfplay.games, 4, "generation {}", g.generation);
+        assert_eq!(selfplay.red_wins + selfplay.black_wins + selfplay.draws, 4);
+        assert_eq!(selfplay.terminations.values().sum::<u64>(), 4);
+        assert!(selfplay.positions >= 4);
+        let shards = config.run.data_root.join(&selfplay.dir);
+        let games = xq_data::read_games_dir(&shards).unwrap();
+        assert_eq!(games.rows.len(), 4);
+        assert!(games.skipped.is_empty());
+        let samples = xq_data::read_samples_dir(&shards).unwrap();
+        assert_eq!(samples.rows.len() as u64, selfplay.positions);
+
+        let train = g.train.as_ref().expect("training recorded");
+        assert_eq!(train.steps, 4);
+        assert!(train.policy_loss.is_finite() && train.value_loss.is_finite());
+        let gate = g.gate.as_ref().expect("gate recorded");
+        assert_eq!(gate.wins + gate.draws + gate.losses, 2);
+        let promoted = g.promoted.expect("candidate decided");
+        assert_eq!(promoted, gate.verdict == "promote");
+        let (kept, other) = if promoted {
+            (paths.accepted(g.generation), paths.rejected(g.generation))
+        } else {
+            (paths.rejected(g.generation), paths.accepted(g.generation))
+        };
+        assert!(checkpoint_in(&kept), "{} holds the candidate", kept.display());
+        assert!(!other.exists() && !paths.candidate(g.generation).exists());
+        assert_eq!(g.ladder.is_some(), promoted);
+    }
+    // Generation 1's self-play is played by the accepted model, if generation 0 was promoted.
+    let expected_player = if state.generations[0].promoted == Some(true) {
+        state.generations[0].train.as_ref().unwrap().model_id.clone()
+    } else {
+        config.selfplay.evaluator.name().to_string()
+    };
+    assert_eq!(state.generations[1].player, expected_player);
+    assert!(state.baseline_ladder.is_some());
+
+    let report = std::fs::read_to_string(paths.report()).unwrap();
+    assert!(report.contains("| g000 |") && report.contains("| g001 |"), "{report}");
+    assert!(paths.models.join("loss.svg").is_file());
+    assert!(paths.models.join("elo.svg").is_file());
+    assert!(paths.config().is_file());
+
+    // Nothing left to do: a third invocation changes nothing.
+    let third = run_loop(&config, &quiet()).unwrap();
+    assert_eq!(third.generations_this_run, 0);
+    assert_eq!(third.state, second.state);
+
+    // A changed configuration is refused, naming the section.
+    let mut changed = config.clone();
+    changed.gate.pairs = 7;
+    let err = run_loop(&changed, &quiet()).unwrap_err();
+    assert!(matches!(err, LoopError::ConfigChanged { .. }), "{err}");
+    assert!(err.to_string().contains("gate"), "{err}");
+}
+
+#[test]
+fn unknown_keys_name_the_key() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/loop-tiny.toml"))
+        .unwrap();
+    let err = LoopConfig::from_toml(&text.replace("[gate]", "[gate]\nvisitz = 3")).unwrap_err();
+    assert!(err.to_string().contains("visitz"), "{err}");
+    let bad = text.replace("[ladder]", "[ladder]\nopponents = 3");
+    let err = LoopConfig::from_toml(&bad).unwrap_err();
+    assert!(err.to_string().contains("opponents"), "{err}");
+}
+
+#[test]
+fn shipped_loop_configs_parse() {
+    for name in ["loop-tiny", "loop-small", "loop-gpu"] {
+        let path = format!("{}/../../configs/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+        LoopConfig::load(Path::new(&path)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}

@@ -1,0 +1,28 @@
+//! # xq-train: the trainer
+//!
+//! Trains xq-nn's policy + WDL network on the self-play samples written by xq-selfplay:
+//!
+//! - [`dataset`]: the newest `window_samples` samples of one or more shard directories (corrupt
+//!   shards skipped with a warning), a seeded permutation per epoch, left–right mirroring,
+//!   batches as [`xq_nn::TrainBatch`] with per-sample weights (full vs fast search).
+//! - [`config`]: the TOML configuration ([`TrainConfig`]; unknown keys are errors naming the key).
+//! - [`run`]: the loop ([`train`]): AdamW or SGD with momentum, warm-up and a schedule,
+//!   checkpoints every K steps, an exact resume (optimiser state, step, data cursor, generator
+//!   state), metrics to CSV and an SVG plot, a progress bar and a summary.
+//! - [`state`]: the run directory's layout and the resume state.
+//!
+//! `docs/TRAIN.md` (in the repository) documents the configuration, the layout and the figures.
+
+pub mod config;
+pub mod dataset;
+pub mod error;
+pub mod metrics;
+pub mod run;
+pub mod state;
+
+pub use config::{DataSection, OptimizerSection, ScheduleKind, TrainConfig, TrainSection};
+pub use dataset::{DataCursor, Dataset, RecordedShard, RngState, Sampler, sample_history};
+pub use error::TrainError;
+pub use metrics::MetricsRow;
+pub use run::{TrainRun, TrainSummary, train};
+pub use state::{RunLayout, TrainState};

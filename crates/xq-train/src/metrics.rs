@@ -1,0 +1,223 @@
+//! `metrics.csv` (one row every `log_every` steps) and `metrics.svg` (the loss curves).
+
+use plotters::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+use crate::error::{TrainError, io_err};
+use crate::state::write_atomic;
+
+/// The CSV header.
+pub const CSV_HEADER: &str =
+    "step,lr,policy_loss,value_loss,total_loss,policy_top1,value_accuracy,samples_per_sec,elapsed_s";
+
+/// One row of `metrics.csv`: means over the steps since the previous row.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MetricsRow {
+    /// Steps taken when the row was written.
+    pub step: u64,
+    /// Learning rate of the last step.
+    pub lr: f64,
+    /// Mean policy cross-entropy.
+    pub policy_loss: f32,
+    /// Mean WDL cross-entropy.
+    pub value_loss: f32,
+    /// Mean minimised loss.
+    pub total_loss: f32,
+    /// Policy top-1 agreement with the target's argmax.
+    pub policy_top1: f32,
+    /// WDL argmax agreement with the target's.
+    pub value_accuracy: f32,
+    /// Training throughput over the interval.
+    pub samples_per_sec: f64,
+    /// Wall-clock seconds of training in the run so far (resumptions add up).
+    pub elapsed_s: f64,
+}
+
+impl MetricsRow {
+    /// The row as a CSV line (no newline).
+    pub fn csv(&self) -> String {
+        format!(
+            "{},{:e},{:.6},{:.6},{:.6},{:.5},{:.5},{:.1},{:.2}",
+            self.step,
+            self.lr,
+            self.policy_loss,
+            self.value_loss,
+            self.total_loss,
+            self.policy_top1,
+            self.value_accuracy,
+            self.samples_per_sec,
+            self.elapsed_s
+        )
+    }
+
+    /// Parses a CSV line written by [`MetricsRow::csv`].
+    pub fn parse(line: &str) -> Option<MetricsRow> {
+        let f: Vec<&str> = line.trim().split(',').collect();
+        if f.len() != 9 {
+            return None;
+        }
+        Some(MetricsRow {
+            step: f[0].parse().ok()?,
+            lr: f[1].parse().ok()?,
+            policy_loss: f[2].parse().ok()?,
+            value_loss: f[3].parse().ok()?,
+            total_loss: f[4].parse().ok()?,
+            policy_top1: f[5].parse().ok()?,
+            value_accuracy: f[6].parse().ok()?,
+            samples_per_sec: f[7].parse().ok()?,
+            elapsed_s: f[8].parse().ok()?,
+        })
+    }
+}
+
+/// Sums of step metrics since the last row (saved with the resume state, so a resumed run's
+/// next row averages the same steps as an uninterrupted run's).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Accumulator {
+    steps: u64,
+    policy_loss: f64,
+    value_loss: f64,
+    total_loss: f64,
+    policy_hits: f64,
+    policy_counted: usize,
+    value_hits: f64,
+    value_counted: usize,
+    samples: usize,
+    seconds: f64,
+}
+
+impl Accumulator {
+    /// Adds one step of `samples` samples that took `seconds`.
+    pub fn add(&mut self, m: &xq_nn::StepMetrics, samples: usize, seconds: f64) {
+        self.steps += 1;
+        self.policy_loss += f64::from(m.losses.policy);
+        self.value_loss += f64::from(m.losses.value);
+        self.total_loss += f64::from(m.losses.total);
+        self.policy_hits += f64::from(m.policy_top1) * m.policy_samples as f64;
+        self.policy_counted += m.policy_samples;
+        self.value_hits += f64::from(m.value_accuracy) * m.value_samples as f64;
+        self.value_counted += m.value_samples;
+        self.samples += samples;
+        self.seconds += seconds;
+    }
+
+    /// Whether no step was added.
+    pub fn is_empty(&self) -> bool {
+        self.steps == 0
+    }
+
+    /// The row of the steps added, ending at `step`.
+    pub fn row(&self, step: u64, lr: f64, elapsed_s: f64) -> MetricsRow {
+        let n = self.steps.max(1) as f64;
+        let share =
+            |hits: f64, counted: usize| if counted == 0 { 0.0 } else { (hits / counted as f64) as f32 };
+        MetricsRow {
+            step,
+            lr,
+            policy_loss: (self.policy_loss / n) as f32,
+            value_loss: (self.value_loss / n) as f32,
+            total_loss: (self.total_loss / n) as f32,
+            policy_top1: share(self.policy_hits, self.policy_counted),
+            value_accuracy: share(self.value_hits, self.value_counted),
+            samples_per_sec: if self.seconds > 0.0 { self.samples as f64 / self.seconds } else { 0.0 },
+            elapsed_s,
+        }
+    }
+}
+
+/// Reads the rows of a metrics file (a missing file has none; malformed lines are dropped).
+pub fn read_rows(path: &Path) -> Result<Vec<MetricsRow>, TrainError> {
+    match fs::read_to_string(path) {
+        Ok(text) => Ok(text.lines().skip(1).filter_map(MetricsRow::parse).collect()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(io_err(path)(e)),
+    }
+}
+
+/// Rewrites the metrics file with only its rows up to `step` (a resumed run redoes the steps
+/// after its checkpoint, so their rows would otherwise be counted twice). Returns those rows.
+pub fn truncate_after(path: &Path, step: u64) -> Result<Vec<MetricsRow>, TrainError> {
+    let rows: Vec<MetricsRow> = read_rows(path)?.into_iter().filter(|r| r.step <= step).collect();
+    let mut text = String::from(CSV_HEADER);
+    text.push('\n');
+    for row in &rows {
+        text.push_str(&row.csv());
+        text.push('\n');
+    }
+    write_atomic(path, text.as_bytes())?;
+    Ok(rows)
+}
+
+/// Appends one row (the file exists with its header: see [`truncate_after`]).
+pub fn append_row(path: &Path, row: &MetricsRow) -> Result<(), TrainError> {
+    let mut file = fs::OpenOptions::new().append(true).open(path).map_err(io_err(path))?;
+    writeln!(file, "{}", row.csv()).map_err(io_err(path))?;
+    file.flush().map_err(io_err(path))
+}
+
+/// Draws the policy, value and total loss against the step (SVG, no system fonts needed),
+/// through a temporary file and a rename.
+pub fn plot_losses(rows: &[MetricsRow], title: &str, path: &Path) -> Result<(), TrainError> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let tmp = path.with_file_name(format!(
+        ".{}.tmp-{}",
+        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        std::process::id()
+    ));
+    let result = draw(rows, title, &tmp);
+    match result {
+        Ok(()) => fs::rename(&tmp, path).map_err(io_err(path)),
+        Err(message) => {
+            let _ = fs::remove_file(&tmp);
+            Err(TrainError::Plot { path: path.to_path_buf(), message })
+        }
+    }
+}
+
+fn draw(rows: &[MetricsRow], title: &str, path: &Path) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Debug| format!("{e:?}");
+    let x0 = rows.first().map_or(0, |r| r.step) as f64;
+    let x1 = (rows.last().map_or(1, |r| r.step) as f64).max(x0 + 1.0);
+    let finite = |v: f32| v.is_finite().then_some(f64::from(v));
+    let values: Vec<f64> =
+        rows.iter().flat_map(|r| [r.policy_loss, r.value_loss, r.total_loss]).filter_map(finite).collect();
+    let hi = values.iter().copied().fold(0.0, f64::max).max(1e-3) * 1.05;
+    let root = SVGBackend::new(path, (800, 480)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 22))
+        .margin(16)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x0..x1, 0.0..hi)
+        .map_err(|e| err(&e))?;
+    chart.configure_mesh().x_desc("step").y_desc("loss (cross-entropy)").draw().map_err(|e| err(&e))?;
+    let series: [(&str, RGBColor, fn(&MetricsRow) -> f32); 3] = [
+        ("total", BLACK, |r| r.total_loss),
+        ("policy", BLUE, |r| r.policy_loss),
+        ("value", RED, |r| r.value_loss),
+    ];
+    for (name, color, value) in series {
+        chart
+            .draw_series(LineSeries::new(
+                rows.iter().filter_map(|r| finite(value(r)).map(|v| (r.step as f64, v))),
+                color.stroke_width(2),
+            ))
+            .map_err(|e| err(&e))?
+            .label(name)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
