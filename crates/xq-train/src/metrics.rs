@@ -179,6 +179,9 @@ pub fn plot_losses(rows: &[MetricsRow], title: &str, path: &Path) -> Result<(), 
     }
 }
 
+/// A plotted curve: its legend, colour and value.
+type Curve = (&'static str, RGBColor, fn(&MetricsRow) -> f32);
+
 fn draw(rows: &[MetricsRow], title: &str, path: &Path) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Debug| format!("{e:?}");
     let x0 = rows.first().map_or(0, |r| r.step) as f64;
@@ -197,7 +200,7 @@ fn draw(rows: &[MetricsRow], title: &str, path: &Path) -> Result<(), String> {
         .build_cartesian_2d(x0..x1, 0.0..hi)
         .map_err(|e| err(&e))?;
     chart.configure_mesh().x_desc("step").y_desc("loss (cross-entropy)").draw().map_err(|e| err(&e))?;
-    let series: [(&str, RGBColor, fn(&MetricsRow) -> f32); 3] = [
+    let series: [Curve; 3] = [
         ("total", BLACK, |r| r.total_loss),
         ("policy", BLUE, |r| r.policy_loss),
         ("value", RED, |r| r.value_loss),
