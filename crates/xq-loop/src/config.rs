@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use xq_eval::events::GateThreshold;
 use xq_mcts::SearchParams;
 use xq_nn::DeviceSetting;
-use xq_selfplay::{RulesConfig, SelfplaySection};
+use xq_selfplay::{BuiltinEvaluator, RulesConfig, SelfplaySection};
 use xq_train::TrainConfig;
 
 use crate::LoopError;
@@ -61,6 +61,10 @@ pub struct GateSection {
     pub max_plies: u32,
     /// Openings of the bundled book to use (0: the initial position only).
     pub openings: usize,
+    /// Generation 0 has no accepted model: its candidate must beat MCTS over this built-in
+    /// evaluator at the same visits to become the first accepted model (default `uniform`, the
+    /// zero-knowledge search).
+    pub first_opponent: BuiltinEvaluator,
 }
 
 impl Default for GateSection {
@@ -72,6 +76,7 @@ impl Default for GateSection {
             concurrency: 2,
             max_plies: 300,
             openings: 27,
+            first_opponent: BuiltinEvaluator::Uniform,
         }
     }
 }

@@ -1,7 +1,8 @@
 //! # xq-loop: the AlphaZero-style training loop
 //!
 //! One generation is: self-play with the accepted model (the built-in evaluator in generation
-//! 0) → train a candidate on the newest window of samples → gate the candidate against the
+//! 0) → train a candidate (continuing from the previous candidate's weights) on the newest window of
+//! samples → gate the candidate against the
 //! accepted model → promote it (atomic rename into `accepted/`) or reject it (into
 //! `rejected/`) → rate a promoted model against a fixed ladder → refresh the run report.
 //!

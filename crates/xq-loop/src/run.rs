@@ -269,20 +269,34 @@ impl Runner<'_> {
         self.config.selfplay.evaluator.name()
     }
 
-    fn builtin_eval(&self) -> EvalBuiltin {
-        match self.config.selfplay.evaluator {
+    /// MCTS over a built-in evaluator as an event player.
+    fn builtin_spec(evaluator: BuiltinEvaluator, visits: u32, name: &str) -> PlayerSpec {
+        let kind = match evaluator {
             BuiltinEvaluator::Uniform => EvalBuiltin::Uniform,
             BuiltinEvaluator::Material => EvalBuiltin::Material,
-        }
+        };
+        PlayerSpec::Mcts { name: format!("{name}-{}", evaluator.name()), evaluator: kind, visits }
     }
 
-    /// The player of generation 0 as an event player.
+    /// The player of generation 0's self-play as an event player.
     fn baseline_spec(&self, visits: &u32, name: &str) -> PlayerSpec {
-        PlayerSpec::Mcts {
-            name: format!("{name}-{}", self.builtin_name()),
-            evaluator: self.builtin_eval(),
-            visits: *visits,
-        }
+        Self::builtin_spec(self.config.selfplay.evaluator, *visits, name)
+    }
+
+    /// The newest candidate trained before `generation`, promoted or not: training goes on
+    /// from its weights, so the loss curve continues across generations whatever the gates
+    /// decide (the gate only decides which model plays).
+    fn trained_before(&self, state: &LoopState, generation: u32) -> Option<PathBuf> {
+        state
+            .generations
+            .iter()
+            .filter(|g| g.generation < generation && g.train.is_some())
+            .filter_map(|g| match g.promoted {
+                Some(true) => Some(self.paths.accepted(g.generation)),
+                Some(false) => Some(self.paths.rejected(g.generation)),
+                None => None,
+            })
+            .next_back()
     }
 
     fn checkpoint_spec(&self, name: String, path: PathBuf, visits: u32) -> PlayerSpec {
@@ -315,7 +329,8 @@ impl Runner<'_> {
                 .iter()
                 .filter_map(|g| g.selfplay.as_ref().map(|s| self.config.run.data_root.join(&s.dir)))
                 .collect();
-            let record = self.train(generation, data_dirs, accepted_dir.as_deref())?;
+            let previous = self.trained_before(state, generation);
+            let record = self.train(generation, data_dirs, previous.as_deref())?;
             state.generations[index].train = Some(record);
             self.save(state)?;
         }
@@ -400,12 +415,12 @@ impl Runner<'_> {
         &self,
         generation: u32,
         data_dirs: Vec<PathBuf>,
-        accepted: Option<&Path>,
+        previous: Option<&Path>,
     ) -> Result<TrainRecord, LoopError> {
         let out_dir = self.paths.candidate(generation);
         let mut config = self.config.train.clone();
         config.train.seed = derive_seed(self.config.run.seed ^ TRAIN_SALT, u64::from(generation));
-        let init_from = accepted
+        let init_from = previous
             .map(|dir| {
                 xq_nn::resolve_checkpoint(dir)
                     .map_err(|e| LoopError::Model { path: dir.to_path_buf(), message: e.to_string() })
@@ -492,7 +507,10 @@ impl Runner<'_> {
                 ),
                 id.clone(),
             ),
-            None => (self.baseline_spec(&gate.visits, "accepted"), self.builtin_name().to_string()),
+            None => (
+                Self::builtin_spec(gate.first_opponent, gate.visits, "baseline"),
+                gate.first_opponent.name().to_string(),
+            ),
         };
         let config = RunConfig {
             name: format!("{} gate {}", self.config.run.name, generation_name(generation)),
