@@ -150,7 +150,7 @@ pub fn run_loop(config: &LoopConfig, options: &LoopOptions) -> Result<LoopSummar
         crate::write_report(config, &paths, &state)?;
     }
 
-    let budget = (config.run.time_budget_minutes > 0.0).then(|| config.run.time_budget_minutes * 60.0);
+    let budget = (config.run.time_budget_minutes > 0.0).then_some(config.run.time_budget_minutes * 60.0);
     let mut finished_now = 0;
     let mut stopped_by_budget = false;
     for generation in 0..config.run.generations {
