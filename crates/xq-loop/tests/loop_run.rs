@@ -69,7 +69,7 @@ fn two_generations_leave_shards_checkpoints_decisions_and_a_report() {
 
     for g in &state.generations {
         let selfplay = g.selfplay.as_ref().expect("self-play recorded");
-        assert_eq!(selfplay.games, 4, "generation {}", g.generation);
+        assert_eq!(selfplay.games, 4, "generation {}: {g:?}", g.generation);
         assert_eq!(selfplay.red_wins + selfplay.black_wins + selfplay.draws, 4);
         assert_eq!(selfplay.terminations.values().sum::<u64>(), 4);
         assert!(selfplay.positions >= 4);

@@ -162,7 +162,10 @@ pub fn run_selfplay(
             }
         }
         let all_done = slots.iter().all(Option::is_none) && queue.len() == 0;
-        if finished.len() >= config.selfplay.games_per_shard || (all_done && !finished.is_empty()) {
+        // Several games can finish in one round (games cut at max_plies end together), so
+        // write every full shard, and the rest once nothing is left to play.
+        let mut stop = false;
+        while finished.len() >= config.selfplay.games_per_shard || (all_done && !finished.is_empty()) {
             let take = finished.len().min(config.selfplay.games_per_shard);
             let chunk: Vec<_> = finished.drain(..take).collect();
             write_shard_pair(&run.out_dir, next_shard, chunk, &writer)?;
@@ -170,8 +173,12 @@ pub fn run_selfplay(
             shards_written += 1;
             if run.stop_after_shards.is_some_and(|n| shards_written >= n) {
                 summary.interrupted = true;
+                stop = true;
                 break;
             }
+        }
+        if stop {
+            break;
         }
     }
     // Whatever is still buffered belongs to an interrupted run and will be replayed.

@@ -77,6 +77,24 @@ fn the_same_seed_gives_identical_files() {
 }
 
 #[test]
+fn games_that_end_in_the_same_round_are_all_written() {
+    // Every game is cut at the same ply, so all of them finish together: more than one shard's
+    // worth at once, which must all reach the disk.
+    let mut config = tiny_config();
+    config.selfplay.games = 5;
+    config.selfplay.concurrent_games = 5;
+    config.selfplay.max_plies = 12;
+    config.selfplay.resign.enabled = false;
+    let dir = tempfile::tempdir().unwrap();
+    let summary = run(&config, dir.path(), None);
+    assert_eq!(summary.games_played, 5);
+    let games = games_by_id(dir.path());
+    assert_eq!(games.keys().copied().collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
+    let samples = xq_data::read_samples_dir(dir.path()).unwrap().rows;
+    assert_eq!(samples.len() as u64, summary.positions);
+}
+
+#[test]
 fn a_killed_run_resumes_without_losing_or_repeating_games() {
     let config = tiny_config();
     let whole = tempfile::tempdir().unwrap();
