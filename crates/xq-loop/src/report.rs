@@ -3,7 +3,7 @@
 //! rewritten after every generation.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use plotters::prelude::*;
 use xq_eval::plot::{RatedPoint, elo_progress_svg};
@@ -83,33 +83,15 @@ fn loss_curves(paths: &RunPaths, state: &LoopState) -> Vec<Curve> {
             Some(false) => paths.rejected(g.generation),
             None => paths.candidate(g.generation),
         };
-        for (step, p, v) in read_metrics(&dir.join("metrics.csv")) {
-            policy.points.push((offset + step, p));
-            value.points.push((offset + step, v));
+        // An unreadable metrics file leaves a gap in the plot rather than failing the report.
+        for row in xq_train::metrics::read_rows(&dir.join("metrics.csv")).unwrap_or_default() {
+            let step = offset + row.step as f64;
+            policy.points.push((step, f64::from(row.policy_loss)));
+            value.points.push((step, f64::from(row.value_loss)));
         }
         offset += train.steps as f64;
     }
     vec![policy, value]
-}
-
-/// `(step, policy_loss, value_loss)` rows of a metrics CSV, by header name; nothing when the
-/// file is missing or unreadable.
-fn read_metrics(path: &Path) -> Vec<(f64, f64, f64)> {
-    let Ok(text) = std::fs::read_to_string(path) else { return Vec::new() };
-    let mut lines = text.lines();
-    let Some(header) = lines.next() else { return Vec::new() };
-    let columns: Vec<&str> = header.split(',').map(str::trim).collect();
-    let find = |name: &str| columns.iter().position(|c| *c == name);
-    let (Some(s), Some(p), Some(v)) = (find("step"), find("policy_loss"), find("value_loss")) else {
-        return Vec::new();
-    };
-    lines
-        .filter_map(|line| {
-            let cells: Vec<&str> = line.split(',').collect();
-            let num = |i: usize| cells.get(i).and_then(|c| c.trim().parse::<f64>().ok());
-            Some((num(s)?, num(p)?, num(v)?))
-        })
-        .collect()
 }
 
 fn loss_plot(curves: &[Curve], path: &PathBuf) -> Result<(), LoopError> {
