@@ -45,6 +45,18 @@ impl Default for RunSection {
     }
 }
 
+/// `[bootstrap]`: self-play while no network is accepted yet.
+///
+/// Until a candidate wins its gate, the built-in evaluator (`selfplay.evaluator`) plays. It costs
+/// almost nothing per position, so these generations can afford far more games than a network's,
+/// and the first networks learn from a data set large enough to learn from.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BootstrapSection {
+    /// Games per generation while the built-in evaluator plays (0: `selfplay.games`).
+    pub games: u64,
+}
+
 /// `[gate]`: how a candidate is compared with the accepted model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -125,6 +137,9 @@ pub struct LoopConfig {
     /// `[selfplay]`: `games` is per generation; `evaluator` plays generation 0.
     #[serde(default)]
     pub selfplay: SelfplaySection,
+    /// `[bootstrap]`: self-play before the first promotion.
+    #[serde(default)]
+    pub bootstrap: BootstrapSection,
     /// `[rules]`: the rules of every game of the run.
     #[serde(default)]
     pub rules: RulesConfig,
@@ -197,6 +212,12 @@ impl LoopConfig {
         Ok(())
     }
 
+    /// Self-play games of a generation: `bootstrap.games` while the built-in evaluator plays
+    /// (`network_plays` false), `selfplay.games` once a network does.
+    pub fn selfplay_games(&self, network_plays: bool) -> u64 {
+        if network_plays || self.bootstrap.games == 0 { self.selfplay.games } else { self.bootstrap.games }
+    }
+
     /// The self-play stage's configuration.
     pub fn selfplay_config(&self) -> xq_selfplay::SelfplayConfig {
         xq_selfplay::SelfplayConfig {
@@ -209,5 +230,28 @@ impl LoopConfig {
     /// The configuration as saved in the run (`models/<run>/config.toml`).
     pub fn to_toml(&self) -> String {
         toml::to_string_pretty(self).unwrap_or_else(|e| format!("# not representable as TOML: {e}\n"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = "[train.model]\nblocks = 1\nchannels = 8\n";
+
+    #[test]
+    fn bootstrap_games_apply_only_while_the_builtin_evaluator_plays() {
+        let mut config = LoopConfig::from_toml(MINIMAL).unwrap();
+        config.selfplay.games = 40;
+        assert_eq!(config.selfplay_games(false), 40, "no [bootstrap]: selfplay.games throughout");
+        config.bootstrap.games = 500;
+        assert_eq!(config.selfplay_games(false), 500);
+        assert_eq!(config.selfplay_games(true), 40);
+    }
+
+    #[test]
+    fn unknown_bootstrap_key_is_named() {
+        let err = LoopConfig::from_toml(&format!("{MINIMAL}[bootstrap]\ngame = 10\n")).unwrap_err();
+        assert!(err.to_string().contains("game"), "{err}");
     }
 }

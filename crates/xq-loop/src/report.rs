@@ -14,15 +14,19 @@ use crate::state::{GenerationRecord, LadderRecord, LoopState};
 use crate::{LoopError, write_atomic};
 
 /// Terminations shown as their own column, in this order; the rest are summed as "other".
-const TERMINATION_COLUMNS: [(&str, &str); 8] = [
-    ("checkmate", "mate"),
-    ("stalemate", "stalemate"),
-    ("perpetual_check", "perp. check"),
-    ("perpetual_chase", "perp. chase"),
-    ("perpetual_mate_threat", "mate threat"),
-    ("move_limit", "move limit"),
-    ("insufficient_material", "material"),
-    ("resignation", "resign"),
+/// The report's termination columns: the termination names each counts, and its title.
+const TERMINATION_COLUMNS: [(&[&str], &str); 11] = [
+    (&["checkmate"], "mate"),
+    (&["stalemate"], "stalemate"),
+    (&["perpetual_check"], "perp. check"),
+    (&["perpetual_chase"], "perp. chase"),
+    (&["perpetual_mate_threat"], "mate threat"),
+    (&["perpetual_attack"], "other perp."),
+    (&["both_allowed", "both_forbidden", "mutual_perpetual_check"], "rep. draw"),
+    (&["move_limit"], "move limit"),
+    (&["insufficient_material"], "material"),
+    (&["resignation"], "resign"),
+    (&["max_length"], "max plies"),
 ];
 
 /// Writes `report.md`, `elo.svg` and `loss.svg` into the run's model directory.
@@ -150,10 +154,11 @@ fn markdown(config: &LoopConfig, state: &LoopState, has_elo: bool, has_loss: boo
     let _ = writeln!(md, "# xq run `{}`\n", config.run.name);
     let _ = writeln!(
         md,
-        "{done} of {} generations decided, {accepted} promoted. Self-play: {} games per generation at {} visits; \
-         gate: {} pairs at {} visits; ladder: {} pairs per opponent at {} visits.\n",
+        "{done} of {} generations decided, {accepted} promoted. Self-play: {} games per generation ({} while \
+         the built-in evaluator plays) at {} visits; gate: {} pairs at {} visits; ladder: {} pairs per opponent at {} visits.\n",
         config.run.generations,
         config.selfplay.games,
+        config.selfplay_games(false),
         config.search.simulations,
         config.gate.pairs,
         config.gate.visits,
@@ -188,8 +193,8 @@ fn markdown(config: &LoopConfig, state: &LoopState, has_elo: bool, has_loss: boo
             s.draws
         );
         let mut other = s.games;
-        for (key, _) in TERMINATION_COLUMNS {
-            let n = s.terminations.get(key).copied().unwrap_or(0);
+        for (keys, _) in TERMINATION_COLUMNS {
+            let n: u64 = keys.iter().map(|key| s.terminations.get(*key).copied().unwrap_or(0)).sum();
             other = other.saturating_sub(n);
             let _ = write!(md, " {n} |");
         }

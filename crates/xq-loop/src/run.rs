@@ -372,6 +372,7 @@ impl Runner<'_> {
         let dir = self.paths.selfplay(generation, player);
         let mut config = self.config.selfplay_config();
         config.selfplay.seed = derive_seed(self.config.run.seed ^ SELFPLAY_SALT, u64::from(generation));
+        config.selfplay.games = self.config.selfplay_games(accepted.is_some());
         let openings = if config.selfplay.opening_book.is_empty() {
             Vec::new()
         } else {
