@@ -112,5 +112,14 @@ pub fn eval(args: EvalArgs) -> Result<()> {
         summary.wall_time.as_secs_f64(),
         summary.out_dir.display()
     );
+    for (name, stats) in &summary.networks {
+        println!(
+            "{name}: {} positions in {} batches (mean {:.1}) for {} search requests, shared by the game threads",
+            stats.positions,
+            stats.batches,
+            stats.mean_batch(),
+            stats.requests
+        );
+    }
     Ok(())
 }

@@ -40,11 +40,11 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, mpsc};
+use std::sync::{Mutex, OnceLock, mpsc};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 use xq_core::{Color, GameResult, GameRules, Outcome, RuleSet, Termination};
-use xq_mcts::{MaterialEvaluator, SearchParams, UniformEvaluator};
+use xq_mcts::{MaterialEvaluator, SearchParams, SharedEvaluator, SharedStats, UniformEvaluator};
 use xq_play::{
     AlphaBetaPlayer, DrawAdjudication, Engine, EngineConfig, GameOptions, GreedyPlayer, MctsPlayer,
     Opening as PlayOpening, Player, PlayerError, Protocol, RandomPlayer, ResignAdjudication, SearchLimits,
@@ -365,7 +365,38 @@ impl PlayerSpec {
     }
 
     /// Builds the player for games under `rules`; `seed` is its own seed (games mix in theirs).
+    /// A checkpoint player loads its network for itself; an event's game threads share one
+    /// instead ([`PlayerSpec::load_network`], [`PlayerSpec::build_shared`]).
     pub fn build(&self, seed: u64, rules: &GameRules) -> Result<Box<dyn Player>, PlayerError> {
+        let network = self.load_network(rules)?;
+        self.build_shared(seed, network.as_ref())
+    }
+
+    /// For a checkpoint player, its network on an evaluation thread of its own, to be shared by
+    /// every game thread of an event: their positions are evaluated together in batches.
+    /// `None` for players without a network.
+    ///
+    /// # Errors
+    /// [`PlayerError::Crashed`] when the checkpoint or the device cannot be loaded.
+    pub fn load_network(&self, rules: &GameRules) -> Result<Option<SharedEvaluator>, PlayerError> {
+        let PlayerSpec::Checkpoint { path, device, .. } = self else { return Ok(None) };
+        let device = device.device().map_err(|e| PlayerError::Crashed(e.to_string()))?;
+        let evaluator = xq_nn::NetEvaluator::from_checkpoint(path, device, 1 << 16, rules.move_limit_plies)
+            .map_err(|e| PlayerError::Crashed(e.to_string()))?;
+        Ok(Some(SharedEvaluator::spawn(evaluator, SHARED_MAX_BATCH)))
+    }
+
+    /// Builds the player as [`PlayerSpec::build`] does, a checkpoint player evaluating through
+    /// `network` (from [`PlayerSpec::load_network`]).
+    ///
+    /// # Errors
+    /// As [`PlayerSpec::build`]; a checkpoint player without `network` is
+    /// [`PlayerError::Crashed`].
+    pub fn build_shared(
+        &self,
+        seed: u64,
+        network: Option<&SharedEvaluator>,
+    ) -> Result<Box<dyn Player>, PlayerError> {
         Ok(match self {
             PlayerSpec::Random { .. } => Box::new(Named::new(RandomPlayer::new(seed), self.name())),
             PlayerSpec::Greedy { .. } => Box::new(Named::new(GreedyPlayer::new(seed), self.name())),
@@ -385,13 +416,13 @@ impl PlayerSpec {
                     .map_err(|e| PlayerError::Crashed(e.to_string()))?;
                 Box::new(player)
             }
-            PlayerSpec::Checkpoint { name, path, visits, device } => {
-                let device = device.device().map_err(|e| PlayerError::Crashed(e.to_string()))?;
-                let evaluator =
-                    xq_nn::NetEvaluator::from_checkpoint(path, device, 1 << 16, rules.move_limit_plies)
+            PlayerSpec::Checkpoint { name, path, visits, .. } => {
+                let network = network.ok_or_else(|| {
+                    PlayerError::Crashed(format!("{name}: network of {} not loaded", path.display()))
+                })?;
+                let player =
+                    MctsPlayer::new(name, Box::new(network.handle()), SearchParams::default(), *visits)
                         .map_err(|e| PlayerError::Crashed(e.to_string()))?;
-                let player = MctsPlayer::new(name, Box::new(evaluator), SearchParams::default(), *visits)
-                    .map_err(|e| PlayerError::Crashed(e.to_string()))?;
                 Box::new(player)
             }
             PlayerSpec::Uci(e) | PlayerSpec::Ucci(e) => {
@@ -611,6 +642,9 @@ pub struct RunSummary {
     pub played: usize,
     /// Wall time of this run.
     pub wall_time: Duration,
+    /// Each network player's shared evaluation in this run: its name and how its positions were
+    /// batched (one entry per checkpoint player that played).
+    pub networks: Vec<(String, SharedStats)>,
     /// The output directory.
     pub out_dir: PathBuf,
 }
@@ -618,9 +652,15 @@ pub struct RunSummary {
 /// Mixed into the event seed for the players' own seeds, so they differ from the games'.
 const PLAYER_SEED_SALT: u64 = 0x91A7_E5EE_D000_0001;
 
+/// Most positions one shared network evaluates at once.
+const SHARED_MAX_BATCH: usize = 256;
+
 /// Everything a game thread needs, shared read-only.
 struct GameContext<'a> {
     config: &'a RunConfig,
+    /// Per player, its network (checkpoint players), loaded by the first game that needs it and
+    /// shared by all game threads; the error text when it could not be loaded.
+    networks: Vec<OnceLock<Result<Option<SharedEvaluator>, String>>>,
     openings: Vec<PlayOpening>,
     opening_names: Vec<String>,
     rules: GameRules,
@@ -643,10 +683,16 @@ impl GameContext<'_> {
             Some(p) => Ok(p),
             None => {
                 let spec = &self.config.players[index];
-                spec.build(derive_seed(self.config.seed ^ PLAYER_SEED_SALT, index as u64), &self.rules)
-                    .map_err(|e| {
-                        Box::new(forfeit_before_start(opening, self.rules, spec.name(), color, &e, seed, g))
-                    })
+                let network = self.networks[index]
+                    .get_or_init(|| spec.load_network(&self.rules).map_err(|e| e.to_string()));
+                let seed = derive_seed(self.config.seed ^ PLAYER_SEED_SALT, index as u64);
+                match network {
+                    Ok(network) => spec.build_shared(seed, network.as_ref()),
+                    Err(message) => Err(PlayerError::Crashed(message.clone())),
+                }
+                .map_err(|e| {
+                    Box::new(forfeit_before_start(opening, self.rules, spec.name(), color, &e, seed, g))
+                })
             }
         };
         let mut red = match take(Color::Red, g.red) {
@@ -816,6 +862,7 @@ pub fn run_event(
     }
     let ctx = GameContext {
         config,
+        networks: config.players.iter().map(|_| OnceLock::new()).collect(),
         opening_names: book.openings.iter().map(|o| format!("{} ({})", o.name_zh, o.name_en)).collect(),
         openings,
         rules: config.game.rules(),
@@ -934,7 +981,23 @@ pub fn run_event(
     outcome?;
 
     let report = write_outputs(config, &ctx, &event, &entries, out_dir)?;
-    Ok(RunSummary { report, resumed, played, wall_time: started.elapsed(), out_dir: out_dir.to_path_buf() })
+    let networks = config
+        .players
+        .iter()
+        .zip(&ctx.networks)
+        .filter_map(|(spec, network)| match network.get() {
+            Some(Ok(Some(shared))) => Some((spec.name().to_string(), shared.stats())),
+            _ => None,
+        })
+        .collect();
+    Ok(RunSummary {
+        report,
+        resumed,
+        played,
+        wall_time: started.elapsed(),
+        networks,
+        out_dir: out_dir.to_path_buf(),
+    })
 }
 
 /// Writes `games.pgn`, `report.json`, `report.md` and `ladder.svg`.

@@ -262,3 +262,54 @@ fn a_journal_from_another_event_is_refused() {
     let serial = TINY.replace("concurrency = 2", "concurrency = 1");
     assert_eq!(run(&config(&serial), dir.path(), None).report.games, 4);
 }
+
+/// A checkpoint player's network is loaded once per event and shared by the game threads; the
+/// games do not depend on how its positions were batched.
+#[test]
+fn checkpoint_players_share_one_network_and_games_do_not_depend_on_the_batching() {
+    use burn::tensor::Device;
+    use xq_nn::{ModelConfig, PolicyValueNet, save_checkpoint};
+    let dir = tempfile::tempdir().unwrap();
+    let mut model = ModelConfig::new(1, 16);
+    model.seed = 2;
+    let net = PolicyValueNet::new(&model, &Device::flex()).unwrap();
+    save_checkpoint(&net, &dir.path().join("net"), 0).unwrap();
+    let text = |concurrency: usize| {
+        format!(
+            r#"
+name = "shared"
+seed = 8
+concurrency = {concurrency}
+openings = 3
+[format]
+kind = "gauntlet"
+pairs = 3
+[game]
+max_plies = 40
+[[players]]
+kind = "checkpoint"
+name = "net"
+path = "{}"
+visits = 12
+[[players]]
+kind = "random"
+name = "random"
+"#,
+            dir.path().join("net").display()
+        )
+    };
+    let (one, three) = (dir.path().join("one"), dir.path().join("three"));
+    let single = run(&config(&text(1)), &one, None);
+    let shared = run(&config(&text(3)), &three, None);
+    assert_eq!(single.report.games, 6);
+    let moves = |d: &Path| journal(d).into_iter().map(|e| (e.record.result, e.moves)).collect::<Vec<_>>();
+    assert_eq!(moves(&one), moves(&three), "the same games at concurrency 1 and 3");
+    for summary in [&single, &shared] {
+        assert_eq!(summary.networks.len(), 1, "{:?}", summary.networks);
+        let (name, stats) = &summary.networks[0];
+        assert_eq!(name, "net");
+        assert!(stats.positions > 0 && stats.batches > 0 && stats.requests >= stats.batches, "{stats:?}");
+    }
+    // One thread never has two requests waiting: every batch of the single run is one request.
+    assert_eq!(single.networks[0].1.batches, single.networks[0].1.requests);
+}

@@ -136,6 +136,18 @@ impl EvalBatch {
         self.positions.len() - 1
     }
 
+    /// Appends every entry of `other`, reusing this batch's buffers.
+    pub fn append(&mut self, other: &EvalBatch) {
+        if self.move_starts.is_empty() {
+            self.move_starts.push(0);
+        }
+        let base = self.moves.len() as u32;
+        self.positions.extend_from_slice(&other.positions);
+        self.history.extend_from_slice(&other.history);
+        self.moves.extend_from_slice(&other.moves);
+        self.move_starts.extend(other.move_starts.iter().skip(1).map(|&start| start + base));
+    }
+
     /// Entry `index`. Panics when out of range, like slice indexing.
     pub fn get(&self, index: usize) -> EvalRequest<'_> {
         let (a, b) = (self.move_starts[index] as usize, self.move_starts[index + 1] as usize);
@@ -197,6 +209,19 @@ impl EvalResults {
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.wdl.is_empty()
+    }
+
+    /// Fills these results (already [`prepared`](Self::prepare) for a batch of `n` entries)
+    /// with entries `first..first + n` of `source`, whose batch held this one's entries there.
+    pub(crate) fn copy_range_from(&mut self, source: &EvalResults, first: usize) {
+        let n = self.wdl.len();
+        if n == 0 {
+            return;
+        }
+        self.wdl.copy_from_slice(&source.wdl[first..first + n]);
+        let start = source.move_starts[first] as usize;
+        let len = self.priors.len();
+        self.priors.copy_from_slice(&source.priors[start..start + len]);
     }
 
     /// The WDL of entry `index`.

@@ -83,6 +83,7 @@ mod evaluator;
 mod line;
 mod params;
 mod search;
+mod shared;
 mod tree;
 
 pub use evaluator::{
@@ -91,3 +92,4 @@ pub use evaluator::{
 };
 pub use params::{Algorithm, MAX_LEAVES_PER_STEP, ParamsError, SearchParams};
 pub use search::{Search, SearchError, SearchResult, Step};
+pub use shared::{SharedEvaluator, SharedHandle, SharedStats};

@@ -99,3 +99,58 @@ fn a_path_without_a_checkpoint_is_a_clear_error() {
         NetEvaluator::from_checkpoint(Path::new("/nonexistent/model"), Device::flex(), 0, 120).unwrap_err();
     assert!(err.to_string().contains("/nonexistent/model"), "{err}");
 }
+
+/// Positions of a short random game, for batches of varied content.
+fn game_positions(count: usize, seed: u64) -> Vec<Position> {
+    use rand::RngExt;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut game = Game::new(Position::startpos(), GameRules::default());
+    let mut positions = vec![*game.position()];
+    while positions.len() < count {
+        let moves = game.position().legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        game.play(moves[rng.random_range(0..moves.len())]).unwrap();
+        positions.push(*game.position());
+    }
+    positions
+}
+
+/// Shared evaluation merges the requests of several games into one batch, so what a position
+/// is worth must not depend on the batch it lands in, or games would depend on thread timing.
+#[test]
+fn a_positions_evaluation_does_not_depend_on_its_batch() {
+    let mut config = ModelConfig::new(2, 32);
+    config.seed = 5;
+    let net = PolicyValueNet::new(&config, &Device::flex()).unwrap();
+    let evaluator = BatchEvaluator::new(net, Device::flex(), 0);
+    let positions = game_positions(40, 9);
+    let moves: Vec<_> = positions.iter().map(|p| p.legal_moves()).collect();
+    let request = |i: usize| EvalRequest { position: &positions[i], history: Default::default() };
+    let alone: Vec<_> = (0..positions.len())
+        .map(|i| evaluator.evaluate_batch(&[request(i)], &[&moves[i]]).unwrap())
+        .collect();
+    for size in [2usize, 3, 7, 16, 33, 40] {
+        for start in [0usize, 5] {
+            let indices: Vec<usize> = (0..size).map(|k| (start + k * 7) % positions.len()).collect();
+            let requests: Vec<_> = indices.iter().map(|&i| request(i)).collect();
+            let legal: Vec<&[xq_core::Move]> = indices.iter().map(|&i| &moves[i][..]).collect();
+            let batched = evaluator.evaluate_batch(&requests, &legal).unwrap();
+            for (k, &i) in indices.iter().enumerate() {
+                let single = &alone[i][0];
+                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(
+                    bits(&batched[k].wdl),
+                    bits(&single.wdl),
+                    "value of position {i} in a batch of {size}"
+                );
+                assert_eq!(
+                    bits(&batched[k].priors),
+                    bits(&single.priors),
+                    "priors of position {i} in a batch of {size}"
+                );
+            }
+        }
+    }
+}
