@@ -232,14 +232,17 @@ mod tests {
     /// capture clock) as the win probability and `tag + k` as the k-th prior. Its first
     /// evaluation waits at two barriers, so a test can queue requests behind it.
     struct Recording {
-        sizes: Arc<Mutex<Vec<usize>>>,
+        sizes: Sizes,
         entered: Arc<Barrier>,
         release: Arc<Barrier>,
         first: bool,
     }
 
+    /// The batch sizes a [`Recording`] saw.
+    type Sizes = Arc<Mutex<Vec<usize>>>;
+
     impl Recording {
-        fn new() -> (Recording, Arc<Mutex<Vec<usize>>>, Arc<Barrier>, Arc<Barrier>) {
+        fn new() -> (Recording, Sizes, Arc<Barrier>, Arc<Barrier>) {
             let sizes = Arc::new(Mutex::new(Vec::new()));
             let (entered, release) = (Arc::new(Barrier::new(2)), Arc::new(Barrier::new(2)));
             let recording = Recording {
