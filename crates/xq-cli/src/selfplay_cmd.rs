@@ -3,7 +3,7 @@
 use anyhow::{Result, bail};
 use clap::Args;
 use std::path::{Path, PathBuf};
-use xq_mcts::{Evaluator, MaterialEvaluator, UniformEvaluator};
+use xq_mcts::Evaluator;
 use xq_selfplay::{BuiltinEvaluator, SelfplayConfig, SelfplayRun, run_selfplay};
 
 #[derive(Args)]
@@ -58,10 +58,7 @@ pub fn selfplay(args: SelfplayArgs) -> Result<()> {
 
 /// A built-in evaluator and the model id data made with it records.
 pub fn builtin_evaluator(evaluator: BuiltinEvaluator) -> (Box<dyn Evaluator>, String) {
-    match evaluator {
-        BuiltinEvaluator::Uniform => (Box::new(UniformEvaluator), "uniform".into()),
-        BuiltinEvaluator::Material => (Box::new(MaterialEvaluator::default()), "material".into()),
-    }
+    (evaluator.build(), evaluator.name().into())
 }
 
 /// Loads a checkpoint as the search's evaluator, with its model id.

@@ -44,7 +44,7 @@ use std::sync::{Mutex, OnceLock, mpsc};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 use xq_core::{Color, GameResult, GameRules, Outcome, RuleSet, Termination};
-use xq_mcts::{MaterialEvaluator, SearchParams, SharedEvaluator, SharedStats, UniformEvaluator};
+use xq_mcts::{SearchParams, SharedEvaluator, SharedStats};
 use xq_play::{
     AlphaBetaPlayer, DrawAdjudication, Engine, EngineConfig, GameOptions, GreedyPlayer, MctsPlayer,
     Opening as PlayOpening, Player, PlayerError, Protocol, RandomPlayer, ResignAdjudication, SearchLimits,
@@ -241,14 +241,7 @@ impl Default for OutputSettings {
 }
 
 /// The built-in evaluators an MCTS player can search with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BuiltinEvaluator {
-    /// Equal priors, every position a draw: only terminal positions guide the search.
-    Uniform,
-    /// Material balance and capture-first priors.
-    Material,
-}
+pub use xq_mcts::BuiltinEvaluator;
 
 /// An external engine.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -408,11 +401,7 @@ impl PlayerSpec {
                 Box::new(player.named(name))
             }
             PlayerSpec::Mcts { name, evaluator, visits } => {
-                let evaluator: Box<dyn xq_mcts::Evaluator> = match evaluator {
-                    BuiltinEvaluator::Uniform => Box::new(UniformEvaluator),
-                    BuiltinEvaluator::Material => Box::new(MaterialEvaluator::default()),
-                };
-                let player = MctsPlayer::new(name, evaluator, SearchParams::default(), *visits)
+                let player = MctsPlayer::new(name, evaluator.build(), SearchParams::default(), *visits)
                     .map_err(|e| PlayerError::Crashed(e.to_string()))?;
                 Box::new(player)
             }

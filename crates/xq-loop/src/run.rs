@@ -8,11 +8,9 @@ use xq_core::{GameResult, GameRules};
 use xq_data::{GameRecord as GameRow, Sample, list_shards, read_games_dir, shard_row_count};
 use xq_eval::events::{Format, GateVerdict};
 use xq_eval::report::EventReport;
-use xq_eval::runner::{
-    BuiltinEvaluator as EvalBuiltin, GameSettings, PlayerSpec, RunConfig, RunOptions, run_event,
-};
+use xq_eval::runner::{GameSettings, PlayerSpec, RunConfig, RunOptions, run_event};
 use xq_eval::stats::EloEstimate;
-use xq_mcts::{Evaluator, MaterialEvaluator, UniformEvaluator};
+use xq_mcts::Evaluator;
 use xq_nn::NetEvaluator;
 use xq_play::derive_seed;
 use xq_selfplay::{BuiltinEvaluator, SelfplayRun, run_selfplay};
@@ -271,11 +269,7 @@ impl Runner<'_> {
 
     /// MCTS over a built-in evaluator as an event player.
     fn builtin_spec(evaluator: BuiltinEvaluator, visits: u32, name: &str) -> PlayerSpec {
-        let kind = match evaluator {
-            BuiltinEvaluator::Uniform => EvalBuiltin::Uniform,
-            BuiltinEvaluator::Material => EvalBuiltin::Material,
-        };
-        PlayerSpec::Mcts { name: format!("{name}-{}", evaluator.name()), evaluator: kind, visits }
+        PlayerSpec::Mcts { name: format!("{name}-{}", evaluator.name()), evaluator, visits }
     }
 
     /// The player of generation 0's self-play as an event player.
@@ -389,10 +383,7 @@ impl Runner<'_> {
                         .map_err(|e| LoopError::Model { path: path.to_path_buf(), message: e.to_string() })?;
                 Box::new(net.with_batch_size(batch))
             }
-            None => match self.config.selfplay.evaluator {
-                BuiltinEvaluator::Uniform => Box::new(UniformEvaluator),
-                BuiltinEvaluator::Material => Box::new(MaterialEvaluator::default()),
-            },
+            None => self.config.selfplay.evaluator.build(),
         };
         let run = SelfplayRun {
             out_dir: dir.clone(),
@@ -579,7 +570,7 @@ impl Runner<'_> {
             player,
             PlayerSpec::Mcts {
                 name: format!("mcts-uniform-{}", ladder.visits),
-                evaluator: EvalBuiltin::Uniform,
+                evaluator: BuiltinEvaluator::Uniform,
                 visits: ladder.visits,
             },
             PlayerSpec::Greedy { name: "greedy".into() },

@@ -319,6 +319,36 @@ impl Evaluator for UniformEvaluator {
     }
 }
 
+/// The evaluators built into xq, named in configs (`"uniform"`, `"material"`): what plays
+/// before any network exists, and the fixed baselines networks are measured against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BuiltinEvaluator {
+    /// [`UniformEvaluator`]: equal priors, every position a draw, so only terminal positions
+    /// (mates, repetitions, limits) guide the search.
+    Uniform,
+    /// [`MaterialEvaluator`]: material balance as value, priors favouring captures.
+    Material,
+}
+
+impl BuiltinEvaluator {
+    /// Its name in configs, and the model id of the data it makes.
+    pub fn name(self) -> &'static str {
+        match self {
+            BuiltinEvaluator::Uniform => "uniform",
+            BuiltinEvaluator::Material => "material",
+        }
+    }
+
+    /// A new evaluator of this kind with its default settings.
+    pub fn build(self) -> Box<dyn Evaluator> {
+        match self {
+            BuiltinEvaluator::Uniform => Box::new(UniformEvaluator),
+            BuiltinEvaluator::Material => Box::new(MaterialEvaluator::default()),
+        }
+    }
+}
+
 /// A cheap heuristic evaluator: material balance squashed to a WDL, priors favouring
 /// captures by the value of the victim.
 ///

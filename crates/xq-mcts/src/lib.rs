@@ -87,8 +87,8 @@ mod shared;
 mod tree;
 
 pub use evaluator::{
-    EvalBatch, EvalError, EvalRequest, EvalResults, Evaluator, HistoryFeatures, MaterialEvaluator,
-    UniformEvaluator, Wdl, evaluate_batch,
+    BuiltinEvaluator, EvalBatch, EvalError, EvalRequest, EvalResults, Evaluator, HistoryFeatures,
+    MaterialEvaluator, UniformEvaluator, Wdl, evaluate_batch,
 };
 pub use params::{Algorithm, MAX_LEAVES_PER_STEP, ParamsError, SearchParams};
 pub use search::{Search, SearchError, SearchResult, Step};

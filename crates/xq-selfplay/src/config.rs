@@ -84,24 +84,7 @@ impl RulesConfig {
 }
 
 /// Which built-in evaluator plays when no model is given.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BuiltinEvaluator {
-    /// Equal priors, value 0.
-    Uniform,
-    /// Material balance as value, priors favouring captures.
-    Material,
-}
-
-impl BuiltinEvaluator {
-    /// The name used as the model id of games it plays.
-    pub fn name(self) -> &'static str {
-        match self {
-            BuiltinEvaluator::Uniform => "uniform",
-            BuiltinEvaluator::Material => "material",
-        }
-    }
-}
+pub use xq_mcts::BuiltinEvaluator;
 
 /// Resignation: a side resigns when its root value stays below `-threshold` for
 /// `consecutive_moves` of its own moves, after `min_ply`. A fraction of games never resign, so
