@@ -355,3 +355,15 @@ fn pawn_alone_stays_idle_against_perpetual_chases_under_cxa2020() {
     let o = decide(&red, &black, RuleSet::Cxa2020);
     assert_eq!((o.result, o.reason), (GameResult::RedWins, Termination::PerpetualChase));
 }
+
+#[test]
+fn rule_26_8_pawn_capture_uncovering_a_check_is_a_chase() {
+    // The rook comes behind the crossed pawn: the pawn's capture of the loose horse would
+    // uncover the rook's check, so the pawn does not attack alone (26.8): a chase.
+    let info = classify_with("4k4/9/9/3nP4/9/9/9/9/R8/3K5 w", &["a1e1"], RuleSet::Cxa2020);
+    assert_eq!(info[0].class, MoveClass::Chase);
+    assert_eq!(targets(&info[0]), ["d6"]);
+    // Without the rook behind it the same pawn attack is the pawn alone: idle (27.2).
+    let info = classify_with("4k4/9/9/3nP4/9/9/9/9/R8/3K5 w", &["a1b1"], RuleSet::Cxa2020);
+    assert_eq!(info[0].class, MoveClass::Idle);
+}

@@ -232,7 +232,7 @@ fn direct_threats(
         }
         match attacker.kind {
             PieceKind::King => t.king_only.insert(m.to()),
-            PieceKind::Pawn => t.pawn_only.insert(m.to()),
+            PieceKind::Pawn if !uncovers_check(pos, m) => t.pawn_only.insert(m.to()),
             _ => {
                 t.chased.insert(m.to());
                 if Some(m.from()) == mover_square {
@@ -266,6 +266,25 @@ fn direct_threats(
     t.pawn_only = SquareSet(t.pawn_only.0 & !t.chased.0);
     t.king_only = SquareSet(t.king_only.0 & !t.chased.0 & !t.pawn_only.0);
     t
+}
+
+/// 26.8 (2020): a pawn capture that uncovers a check by another piece is a chase. The
+/// pawn does not attack alone (27.2): the piece behind it takes part, as the king or a
+/// pawn lending its power to another piece makes a chase (27.1, 26.1.1). A check the pawn
+/// gives itself from its new square does not count: that is still the pawn alone.
+/// Classification is shared by both rule sets (the book's labels), so this applies under
+/// `cxa` too, where 27.2's "alone" reads the same way.
+fn uncovers_check(pos: &Position, capture: Move) -> bool {
+    let Some(pawn) = pos.piece_at(capture.from()) else { return false };
+    let after = pos.after(capture);
+    let enemy = pawn.color.opponent();
+    if !after.is_king_attacked(enemy) {
+        return false;
+    }
+    let mut own = MoveList::new();
+    after.generate_pseudo_from(capture.to(), pawn, &mut own);
+    let king = after.king_square(enemy);
+    !own.iter().any(|r| r.to() == king)
 }
 
 /// Whether the target of `capture` can first trade itself off (兑): it can take the
