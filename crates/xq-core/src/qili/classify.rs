@@ -294,19 +294,25 @@ fn uncovers_check(pos: &Position, capture: Move) -> bool {
 /// target's side material (a rook taking a protected horse) the chase stands: a chase that
 /// also offers an exchange is a chase.
 fn target_trades_off(pos: &Position, capture: Move, budget: &mut Budget) -> bool {
-    let Some(target) = pos.piece_at(capture.to()) else { return false };
+    trades_off(pos, capture.to(), Some(capture.from()), budget)
+}
+
+/// Whether the piece on `target` can trade itself off (see [`target_trades_off`]) against
+/// the piece on `capturer`, or against any enemy piece of its kind face to face with it.
+fn trades_off(pos: &Position, target_square: Square, capturer: Option<Square>, budget: &mut Budget) -> bool {
+    let Some(target) = pos.piece_at(target_square) else { return false };
     let them = pos.with_side_to_move(target.color);
     let mut moves = MoveList::new();
-    them.generate_pseudo_from(capture.to(), target, &mut moves);
+    them.generate_pseudo_from(target_square, target, &mut moves);
     moves.iter().any(|&back| {
         let Some(victim) = pos.piece_at(back.to()) else { return false };
         if victim.color == target.color || victim.kind != target.kind || !them.pseudo_move_is_legal(back) {
             return false;
         }
-        if back.to() != capture.from() {
+        if Some(back.to()) != capturer {
             // Another attacker of the same kind: only pieces that meet face to face.
             let mover = pos.with_side_to_move(victim.color);
-            if target.kind == PieceKind::Cannon || !mover.is_legal(Move::new(back.to(), capture.to())) {
+            if target.kind == PieceKind::Cannon || !mover.is_legal(Move::new(back.to(), target_square)) {
                 return false;
             }
         }
@@ -404,7 +410,18 @@ fn threats(pos: &Position, mover_square: Option<Square>, mask: SquareSet, budget
         return Threats::default();
     }
     let mut t = direct_threats(pos, mover_square, mask, true, budget);
-    let by_checks = check_threats(pos, mask, budget);
+    let mut by_checks = check_threats(pos, mask, budget);
+    // A target that can trade itself off now (the opponent is really to move) is offered an
+    // exchange, not chased, however the mover would win it if it moved again: the book's
+    // figure 9 (马二进三 guards the rook facing the enemy rook: 兑, though a check would
+    // then win that rook). When a piece stands between (figure 2: the horse blocks the
+    // file until its check opens it) no trade is possible and the win through the check
+    // is a chase.
+    for sq in by_checks.iter() {
+        if !t.chased.contains(sq) && trades_off(pos, sq, None, budget) {
+            by_checks.0 &= !(1u128 << sq.index());
+        }
+    }
     t.by_checks = SquareSet(by_checks.0 & !t.chased.0);
     // 26.9: a piece won only through a check (要抽吃子) is not won by a single piece's
     // plain attack: grade B, unless it is a rook (chasing a rook grades A however it is
