@@ -120,15 +120,20 @@ fn can_bear_on(king: Square, square: Square) -> bool {
 /// The side to move is in check: whether every legal reply still loses to further checks
 /// (or there is no legal reply at all).
 fn every_reply_is_mated(pos: &Position, checks: u32, budget: &mut Budget) -> bool {
+    // Legality is tested reply by reply, so the search stops at the first escape (with no
+    // check left, at the first legal reply) instead of generating every legal reply first.
     let mut replies = MoveList::new();
-    pos.generate_legal(&mut replies);
-    if replies.is_empty() {
-        return true;
+    pos.generate_pseudo(pos.side_to_move(), &mut replies);
+    for &r in replies.iter() {
+        if !pos.pseudo_move_is_legal(r) {
+            continue;
+        }
+        if checks == 0 || !(budget.spend() && mates_by_checks(&pos.after(r), checks, budget)) {
+            return false;
+        }
     }
-    if checks == 0 {
-        return false;
-    }
-    replies.iter().all(|&r| budget.spend() && mates_by_checks(&pos.after(r), checks, budget))
+    // No legal reply, or every one of them mated.
+    true
 }
 
 /// Fills `out` with the legal moves of the side to move that capture on `to`.
@@ -361,5 +366,40 @@ mod tests {
             }
         }
         assert!(checks_seen > 100, "the games must contain checks to test ({checks_seen})");
+    }
+
+    /// The definition `every_reply_is_mated` implements with early exits: no legal reply,
+    /// or (with checks left) every legal reply mated again.
+    fn every_reply_is_mated_by_definition(pos: &Position, checks: u32, budget: &mut Budget) -> bool {
+        let mut replies = MoveList::new();
+        pos.generate_legal(&mut replies);
+        if replies.is_empty() {
+            return true;
+        }
+        checks > 0
+            && replies.iter().all(|&r| budget.spend() && mates_by_checks(&pos.after(r), checks, budget))
+    }
+
+    #[test]
+    fn early_exit_mate_test_agrees_with_its_definition() {
+        let mut seed: u64 = 1;
+        for _game in 0..40 {
+            let mut pos = Position::startpos();
+            for _ply in 0..120 {
+                let mut legal = MoveList::new();
+                pos.generate_legal(&mut legal);
+                if legal.is_empty() {
+                    break;
+                }
+                for checks in 0..2 {
+                    let expected = every_reply_is_mated_by_definition(&pos, checks, &mut Budget::new());
+                    let got = every_reply_is_mated(&pos, checks, &mut Budget::new());
+                    assert_eq!(got, expected, "{} with {checks} checks", pos.fen());
+                }
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                let pick = (seed >> 33) as usize % legal.len();
+                pos = pos.after(legal.iter().copied().nth(pick).expect("in range"));
+            }
+        }
     }
 }
