@@ -32,6 +32,14 @@ impl Default for GameRules {
     }
 }
 
+/// Length of the 9-round rule's window (参考图8): nine rounds of both sides.
+pub const SPREAD_PLIES: usize = 18;
+
+/// In the 9-round rule's window, the most distinct squares one side's moves may land on
+/// for the play to count as a cycle: nine moves onto at most four squares return to them
+/// again and again (three for the spread chase, one more for a piece that joins it).
+pub const SPREAD_MAX_SQUARES: u32 = 4;
+
 /// A stretch of moves that returns to the position it started from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Cycle {
@@ -210,6 +218,49 @@ impl Game {
         }
     }
 
+    /// The 9-round rule of the 2020 edition (参考图8, `cxa2020` only): the last nine rounds
+    /// (18 plies, no capture among them) in which one side attacked on every move, spread
+    /// over three or more squares, count as a repetition although no position repeats
+    /// exactly (a chaser that shuttles over three squares against a defender shuttling over
+    /// two never repeats a position three times within nine rounds).
+    ///
+    /// The rulebook describes the shape, not a test for it; the test here is: no capture
+    /// in the window; each side moved onto at most [`SPREAD_MAX_SQUARES`] distinct squares
+    /// (both keep returning to the same few squares, which is what makes it a cycle rather
+    /// than ordinary manoeuvring); one side's moves land on three or more; and, classified
+    /// as a cycle, at least one side's every move in the window is an attack (the article
+    /// is about forbidden moves: a shuffle of allowed moves waits for an exact
+    /// repetition). Returns the window as a [`Cycle`], judged by [`Game::judge_cycle`].
+    pub fn spread_repetition(&self) -> Option<Cycle> {
+        if self.rules.rule_set != crate::qili::RuleSet::Cxa2020 {
+            return None;
+        }
+        let n = self.moves.len();
+        if n < SPREAD_PLIES || (self.capture_clock() as usize) < SPREAD_PLIES {
+            return None;
+        }
+        let start = n - SPREAD_PLIES;
+        // Distinct destination squares of each side in the window (a bit set per side).
+        let mut squares = [0u128; 2];
+        for i in start..n {
+            let side = self.positions[i].side_to_move().index();
+            squares[side] |= 1u128 << self.moves[i].to().index();
+        }
+        let counts = squares.map(u128::count_ones);
+        if counts.iter().any(|&c| c > SPREAD_MAX_SQUARES) || counts.iter().all(|&c| c < 3) {
+            return None;
+        }
+        let cycle = Cycle { start_ply: start, plies: SPREAD_PLIES };
+        let judgement = self.judge_cycle(cycle);
+        let mut attacks_only = [true; 2];
+        for (i, info) in judgement.moves.iter().enumerate() {
+            if !info.class.is_attack() {
+                attacks_only[self.positions[start + i].side_to_move().index()] = false;
+            }
+        }
+        attacks_only.contains(&true).then_some(cycle)
+    }
+
     /// Plies counted toward the natural move limit.
     pub fn limit_plies(&self) -> u32 {
         let clock = self.capture_clock();
@@ -252,7 +303,7 @@ impl Game {
                 Outcome::new(GameResult::loss_for(side), Termination::Stalemate, "4.1.3")
             });
         }
-        if let Some(cycle) = self.repetition() {
+        if let Some(cycle) = self.repetition().or_else(|| self.spread_repetition()) {
             return Some(self.judge_cycle(cycle).outcome);
         }
         if insufficient_material(pos) {
@@ -290,7 +341,8 @@ mod tests {
 
     fn play(game: &mut Game, moves: &[&str]) {
         for m in moves {
-            let mv = parse_move(game.position(), m).unwrap();
+            let mv = parse_move(game.position(), m)
+                .unwrap_or_else(|e| panic!("{m} in {}: {e}", game.position().fen()));
             game.play(mv).unwrap();
         }
     }
@@ -358,6 +410,38 @@ mod tests {
         assert_eq!(g.repetition(), Some(Cycle { start_ply: 4, plies: 4 }));
         let o = g.outcome().unwrap();
         assert_eq!((o.result, o.reason), (GameResult::Draw, Termination::BothAllowed));
+    }
+
+    #[test]
+    fn nine_round_rule_spread_over_three_squares_counts_as_a_repetition() {
+        // The rook chases the loose horse from e1, e2 and e3 in turn; the black king shuffles
+        // between d9 and d8. The cycles (3 and 2 moves) meet only every 12 plies, so no
+        // position occurs three times within 9 rounds; under cxa2020 the 9 rounds of chases
+        // spread over three squares count as a repetition (参考图8): red must vary and loses.
+        let fen = "3k5/9/9/9/4n4/9/9/9/4R4/5K3 w";
+        let (red, black) = (["e1e2", "e2e3", "e3e1"], ["d9d8", "d8d9"]);
+        let plies: Vec<&str> = (0..9).flat_map(|r| [red[r % 3], black[r % 2]]).collect();
+        let rules = GameRules { rule_set: crate::qili::RuleSet::Cxa2020, ..GameRules::default() };
+        let mut g = Game::from_fen(fen, rules).unwrap();
+        for (i, m) in plies.iter().enumerate() {
+            play(&mut g, &[m]);
+            assert!(g.occurrences() < 3);
+            if i + 1 < plies.len() {
+                assert!(g.outcome().is_none(), "{} plies are not 9 rounds", i + 1);
+            }
+        }
+        assert_eq!(g.spread_repetition(), Some(Cycle { start_ply: 0, plies: 18 }));
+        let o = g.outcome().unwrap();
+        assert_eq!((o.result, o.reason), (GameResult::BlackWins, Termination::PerpetualChase));
+        // The seeds' rules (cxa) know no such rule: play goes on.
+        let mut g = Game::from_fen(fen, GameRules::default()).unwrap();
+        play(&mut g, &plies);
+        assert!(g.spread_repetition().is_none() && g.outcome().is_none());
+        // Without the horse the rook attacks nothing: 9 rounds of allowed moves wait for an
+        // exact repetition.
+        let mut g = Game::from_fen("3k5/9/9/9/9/9/9/9/4R4/5K3 w", rules).unwrap();
+        play(&mut g, &plies);
+        assert!(g.spread_repetition().is_none() && g.outcome().is_none());
     }
 
     #[test]

@@ -27,7 +27,9 @@ mod types;
 mod zobrist;
 
 pub use fen::{FenError, parse_setup, write_fen};
-pub use game::{Cycle, Game, GameRules, IllegalMove, insufficient_material};
+pub use game::{
+    Cycle, Game, GameRules, IllegalMove, SPREAD_MAX_SQUARES, SPREAD_PLIES, insufficient_material,
+};
 pub use movelist::{MAX_MOVES, MoveList};
 pub use outcome::{GameResult, Outcome, Termination};
 pub use position::{Position, PositionError, START_FEN, Setup, Undo};

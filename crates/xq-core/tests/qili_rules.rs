@@ -355,3 +355,26 @@ fn pawn_alone_stays_idle_against_perpetual_chases_under_cxa2020() {
     let o = decide(&red, &black, RuleSet::Cxa2020);
     assert_eq!((o.result, o.reason), (GameResult::RedWins, Termination::PerpetualChase));
 }
+
+#[test]
+fn rule_26_8_pawn_capture_uncovering_a_check_is_a_chase() {
+    // The rook comes behind the crossed pawn: the pawn's capture of the loose horse would
+    // uncover the rook's check, so the pawn does not attack alone (26.8): a chase.
+    let info = classify_with("4k4/9/9/3nP4/9/9/9/9/R8/3K5 w", &["a1e1"], RuleSet::Cxa2020);
+    assert_eq!(info[0].class, MoveClass::Chase);
+    assert_eq!(targets(&info[0]), ["d6"]);
+    // Without the rook behind it the same pawn attack is the pawn alone: idle (27.2).
+    let info = classify_with("4k4/9/9/3nP4/9/9/9/9/R8/3K5 w", &["a1b1"], RuleSet::Cxa2020);
+    assert_eq!(info[0].class, MoveClass::Idle);
+}
+
+#[test]
+fn target_that_can_trade_itself_off_is_offered_not_chased_by_checks() {
+    // The horse comes to guard the rook on a0, which faces the black rook on a9: an
+    // exchange offer (兑). Moving again, red would check from g8 and then take the rook, but
+    // black, really to move, can trade rooks first: no chase through the check (book
+    // figure 9).
+    let info = classify_with("r3k4/9/9/7N1/9/2N6/9/9/9/R2K5 w", &["c4b2"], RuleSet::Cxa2020);
+    assert_eq!(info[0].class, MoveClass::Idle, "{info:?}");
+    assert_eq!(info[0].detail, Detail::Idle(IdleKind::ExchangeOffer));
+}

@@ -232,7 +232,7 @@ fn direct_threats(
         }
         match attacker.kind {
             PieceKind::King => t.king_only.insert(m.to()),
-            PieceKind::Pawn => t.pawn_only.insert(m.to()),
+            PieceKind::Pawn if !uncovers_check(pos, m) => t.pawn_only.insert(m.to()),
             _ => {
                 t.chased.insert(m.to());
                 if Some(m.from()) == mover_square {
@@ -268,6 +268,25 @@ fn direct_threats(
     t
 }
 
+/// 26.8 (2020): a pawn capture that uncovers a check by another piece is a chase. The
+/// pawn does not attack alone (27.2): the piece behind it takes part, as the king or a
+/// pawn lending its power to another piece makes a chase (27.1, 26.1.1). A check the pawn
+/// gives itself from its new square does not count: that is still the pawn alone.
+/// Classification is shared by both rule sets (the book's labels), so this applies under
+/// `cxa` too, where 27.2's "alone" reads the same way.
+fn uncovers_check(pos: &Position, capture: Move) -> bool {
+    let Some(pawn) = pos.piece_at(capture.from()) else { return false };
+    let after = pos.after(capture);
+    let enemy = pawn.color.opponent();
+    if !after.is_king_attacked(enemy) {
+        return false;
+    }
+    let mut own = MoveList::new();
+    after.generate_pseudo_from(capture.to(), pawn, &mut own);
+    let king = after.king_square(enemy);
+    !own.iter().any(|r| r.to() == king)
+}
+
 /// Whether the target of `capture` can first trade itself off (兑): it can take the
 /// capturer, or another piece of its own kind standing face to face with it (not a cannon:
 /// cannons attack through a screen, never face to face), without losing material. Then
@@ -275,19 +294,25 @@ fn direct_threats(
 /// target's side material (a rook taking a protected horse) the chase stands: a chase that
 /// also offers an exchange is a chase.
 fn target_trades_off(pos: &Position, capture: Move, budget: &mut Budget) -> bool {
-    let Some(target) = pos.piece_at(capture.to()) else { return false };
+    trades_off(pos, capture.to(), Some(capture.from()), budget)
+}
+
+/// Whether the piece on `target` can trade itself off (see [`target_trades_off`]) against
+/// the piece on `capturer`, or against any enemy piece of its kind face to face with it.
+fn trades_off(pos: &Position, target_square: Square, capturer: Option<Square>, budget: &mut Budget) -> bool {
+    let Some(target) = pos.piece_at(target_square) else { return false };
     let them = pos.with_side_to_move(target.color);
     let mut moves = MoveList::new();
-    them.generate_pseudo_from(capture.to(), target, &mut moves);
+    them.generate_pseudo_from(target_square, target, &mut moves);
     moves.iter().any(|&back| {
         let Some(victim) = pos.piece_at(back.to()) else { return false };
         if victim.color == target.color || victim.kind != target.kind || !them.pseudo_move_is_legal(back) {
             return false;
         }
-        if back.to() != capture.from() {
+        if Some(back.to()) != capturer {
             // Another attacker of the same kind: only pieces that meet face to face.
             let mover = pos.with_side_to_move(victim.color);
-            if target.kind == PieceKind::Cannon || !mover.is_legal(Move::new(back.to(), capture.to())) {
+            if target.kind == PieceKind::Cannon || !mover.is_legal(Move::new(back.to(), target_square)) {
                 return false;
             }
         }
@@ -385,7 +410,18 @@ fn threats(pos: &Position, mover_square: Option<Square>, mask: SquareSet, budget
         return Threats::default();
     }
     let mut t = direct_threats(pos, mover_square, mask, true, budget);
-    let by_checks = check_threats(pos, mask, budget);
+    let mut by_checks = check_threats(pos, mask, budget);
+    // A target that can trade itself off now (the opponent is really to move) is offered an
+    // exchange, not chased, however the mover would win it if it moved again: the book's
+    // figure 9 (马二进三 guards the rook facing the enemy rook: 兑, though a check would
+    // then win that rook). When a piece stands between (figure 2: the horse blocks the
+    // file until its check opens it) no trade is possible and the win through the check
+    // is a chase.
+    for sq in by_checks.iter() {
+        if !t.chased.contains(sq) && trades_off(pos, sq, None, budget) {
+            by_checks.0 &= !(1u128 << sq.index());
+        }
+    }
     t.by_checks = SquareSet(by_checks.0 & !t.chased.0);
     // 26.9: a piece won only through a check (要抽吃子) is not won by a single piece's
     // plain attack: grade B, unless it is a rook (chasing a rook grades A however it is

@@ -84,7 +84,13 @@ pub fn mates_by_checks_except(
     let me = pos.side_to_move();
     let mut moves = MoveList::new();
     pos.generate_pseudo(me, &mut moves);
+    let king = pos.king_square(me.opponent());
+    let in_check_already = pos.is_king_attacked(me.opponent());
     for &m in moves.iter() {
+        if !in_check_already && !can_bear_on(king, m.from()) && !can_bear_on(king, m.to()) {
+            // The move changes no square the king's safety depends on: it cannot check.
+            continue;
+        }
         if !budget.spend() {
             return false;
         }
@@ -99,18 +105,35 @@ pub fn mates_by_checks_except(
     false
 }
 
+/// Whether a change on `square` can change whether the king on `king` is attacked: the
+/// square shares the king's file or rank (rooks, cannons and their screens, the facing
+/// kings), or lies within two files and two ranks of it (horses and their legs, pawns).
+/// A move touching neither of its squares so cannot give check; skipping such moves
+/// before making them is what keeps the mate-threat search cheap.
+#[inline]
+fn can_bear_on(king: Square, square: Square) -> bool {
+    king.file() == square.file()
+        || king.rank() == square.rank()
+        || (king.file().abs_diff(square.file()) <= 2 && king.rank().abs_diff(square.rank()) <= 2)
+}
+
 /// The side to move is in check: whether every legal reply still loses to further checks
 /// (or there is no legal reply at all).
 fn every_reply_is_mated(pos: &Position, checks: u32, budget: &mut Budget) -> bool {
+    // Legality is tested reply by reply, so the search stops at the first escape (with no
+    // check left, at the first legal reply) instead of generating every legal reply first.
     let mut replies = MoveList::new();
-    pos.generate_legal(&mut replies);
-    if replies.is_empty() {
-        return true;
+    pos.generate_pseudo(pos.side_to_move(), &mut replies);
+    for &r in replies.iter() {
+        if !pos.pseudo_move_is_legal(r) {
+            continue;
+        }
+        if checks == 0 || !(budget.spend() && mates_by_checks(&pos.after(r), checks, budget)) {
+            return false;
+        }
     }
-    if checks == 0 {
-        return false;
-    }
-    replies.iter().all(|&r| budget.spend() && mates_by_checks(&pos.after(r), checks, budget))
+    // No legal reply, or every one of them mated.
+    true
 }
 
 /// Fills `out` with the legal moves of the side to move that capture on `to`.
@@ -301,4 +324,82 @@ pub fn hidden_protection(after: &Position, to: Square, budget: &mut Budget) -> b
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `can_bear_on` never hides a check: along deterministic pseudo-random games, every
+    /// move that gives check touches a square that can bear on the enemy king.
+    #[test]
+    fn moves_skipped_by_the_mate_search_never_give_check() {
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut checks_seen = 0;
+        for _game in 0..40 {
+            let mut pos = Position::startpos();
+            for _ply in 0..120 {
+                let me = pos.side_to_move();
+                let king = pos.king_square(me.opponent());
+                let mut moves = MoveList::new();
+                pos.generate_pseudo(me, &mut moves);
+                for &m in moves.iter() {
+                    let next = pos.after(m);
+                    if next.is_king_attacked(me.opponent()) && !pos.is_king_attacked(me.opponent()) {
+                        checks_seen += 1;
+                        assert!(
+                            can_bear_on(king, m.from()) || can_bear_on(king, m.to()),
+                            "{} gives check in {}",
+                            m.iccs(),
+                            pos.fen()
+                        );
+                    }
+                }
+                let mut legal = MoveList::new();
+                pos.generate_legal(&mut legal);
+                if legal.is_empty() {
+                    break;
+                }
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                let pick = (seed >> 33) as usize % legal.len();
+                pos = pos.after(legal.iter().copied().nth(pick).expect("in range"));
+            }
+        }
+        assert!(checks_seen > 100, "the games must contain checks to test ({checks_seen})");
+    }
+
+    /// The definition `every_reply_is_mated` implements with early exits: no legal reply,
+    /// or (with checks left) every legal reply mated again.
+    fn every_reply_is_mated_by_definition(pos: &Position, checks: u32, budget: &mut Budget) -> bool {
+        let mut replies = MoveList::new();
+        pos.generate_legal(&mut replies);
+        if replies.is_empty() {
+            return true;
+        }
+        checks > 0
+            && replies.iter().all(|&r| budget.spend() && mates_by_checks(&pos.after(r), checks, budget))
+    }
+
+    #[test]
+    fn early_exit_mate_test_agrees_with_its_definition() {
+        let mut seed: u64 = 1;
+        for _game in 0..40 {
+            let mut pos = Position::startpos();
+            for _ply in 0..120 {
+                let mut legal = MoveList::new();
+                pos.generate_legal(&mut legal);
+                if legal.is_empty() {
+                    break;
+                }
+                for checks in 0..2 {
+                    let expected = every_reply_is_mated_by_definition(&pos, checks, &mut Budget::new());
+                    let got = every_reply_is_mated(&pos, checks, &mut Budget::new());
+                    assert_eq!(got, expected, "{} with {checks} checks", pos.fen());
+                }
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                let pick = (seed >> 33) as usize % legal.len();
+                pos = pos.after(legal.iter().copied().nth(pick).expect("in range"));
+            }
+        }
+    }
 }
