@@ -166,8 +166,13 @@ impl EventReport {
                 let est = p.pentanomial_estimate.or(p.trinomial_estimate);
                 let (elo, nelo, los) = est.map_or(("–".into(), "–".into(), "–".into()), |e| {
                     (
-                        format!("{:.1} ± {:.1}", e.elo.value, e.elo.half_width()),
-                        format!("{:.1} ± {:.1}", e.nelo.value, e.nelo.half_width()),
+                        interval_text(&e.elo),
+                        if e.nelo.lower == e.nelo.upper {
+                            // No spread in the results: nElo is undefined.
+                            "–".to_string()
+                        } else {
+                            interval_text(&e.nelo)
+                        },
                         format!("{:.1}%", 100.0 * e.los),
                     )
                 });
@@ -206,4 +211,14 @@ impl EventReport {
 /// Keeps a name from breaking the Markdown table.
 fn escape(s: &str) -> String {
     s.replace('|', "\\|")
+}
+
+/// An interval as the reports print it: `value ± half-width`, or `value [lower, upper]` when an
+/// end is infinite (a score of 0 or 1 within the interval), where a "±" would read NaN.
+fn interval_text(interval: &crate::stats::Interval) -> String {
+    if interval.lower.is_finite() && interval.upper.is_finite() {
+        format!("{:.1} ± {:.1}", interval.value, interval.half_width())
+    } else {
+        format!("{:+.1} [{:+.1}, {:+.1}]", interval.value, interval.lower, interval.upper)
+    }
 }

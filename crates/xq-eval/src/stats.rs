@@ -238,7 +238,16 @@ fn estimate(model: VarianceModel, samples: u64, score: f64, var: f64, games_per_
         // No spread: every sample scored the same; nElo is undefined, report 0 like fastchess.
         Interval { value: 0.0, lower: 0.0, upper: 0.0 }
     };
-    let los = if stderr > 0.0 { normal_cdf((score - 0.5) / stderr) } else { 0.5 };
+    // Without spread every sample scored `score`: certainly better, worse, or equal.
+    let los = if stderr > 0.0 {
+        normal_cdf((score - 0.5) / stderr)
+    } else if score > 0.5 {
+        1.0
+    } else if score < 0.5 {
+        0.0
+    } else {
+        0.5
+    };
     EloEstimate { model, samples, score, elo, nelo, los }
 }
 
@@ -560,6 +569,21 @@ mod tests {
         let approx = SprtConfig { method: LlrMethod::Approximate, ..exact };
         assert_eq!(llr(&sweep, &approx), 0.0);
         assert_eq!(llr(&Pentanomial::new([0, 0, 0, 0, 0]), &exact), 0.0);
+    }
+
+    #[test]
+    fn a_sweep_is_certainly_better_and_all_draws_are_even() {
+        let sweep = Pentanomial::new([0, 0, 0, 0, 23]).estimate().unwrap();
+        assert_eq!(sweep.los, 1.0);
+        assert_eq!(sweep.elo.value, f64::INFINITY);
+        let swept = Pentanomial::new([23, 0, 0, 0, 0]).estimate().unwrap();
+        assert_eq!(swept.los, 0.0);
+        assert_eq!(swept.elo.value, f64::NEG_INFINITY);
+        let draws = Pentanomial::new([0, 0, 23, 0, 0]).estimate().unwrap();
+        assert_eq!((draws.los, draws.elo.value), (0.5, 0.0));
+        // Trinomial LOS keeps its formula: Φ(46/√46) = Φ(6.78).
+        let trinomial = Wdl::new(46, 0, 0).estimate().unwrap().los;
+        assert!(trinomial > 0.999_999_999 && trinomial < 1.0, "{trinomial}");
     }
 
     #[test]
