@@ -12,7 +12,7 @@ pub enum PlotError {
     /// Nothing to draw.
     #[error("nothing to plot")]
     Empty,
-    /// The backend failed (usually the file could not be written).
+    /// The backend failed, or the file could not be written.
     #[error("cannot draw {path}: {message}")]
     Draw {
         /// The output path.
@@ -75,7 +75,8 @@ pub fn rating_ladder_svg(points: &[RatedPoint], title: &str, path: &Path) -> Res
     let n = sorted.len();
     let width = (160 + 90 * n as u32).max(640);
     let err = draw_error(path);
-    let root = SVGBackend::new(path, (width, 480)).into_drawing_area();
+    let mut svg = String::new();
+    let root = SVGBackend::with_string(&mut svg, (width, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(&err)?;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22))
@@ -111,7 +112,9 @@ pub fn rating_ladder_svg(points: &[RatedPoint], title: &str, path: &Path) -> Res
         .draw_series(sorted.iter().enumerate().map(|(i, p)| Circle::new((i as f64, p.elo), 4, BLUE.filled())))
         .map_err(&err)?;
     root.present().map_err(&err)?;
-    Ok(())
+    drop(chart);
+    drop(root);
+    xq_files::write_atomic(path, svg.as_bytes()).map_err(draw_error(path))
 }
 
 /// Draws Elo against checkpoint (x, described by `x_label`) with 95% error bars, joined by a line.
@@ -130,7 +133,8 @@ pub fn elo_progress_svg(
     let (x0, x1) = (sorted[0].x, sorted[sorted.len() - 1].x);
     let xpad = ((x1 - x0) * 0.05).max(0.5);
     let err = draw_error(path);
-    let root = SVGBackend::new(path, (800, 480)).into_drawing_area();
+    let mut svg = String::new();
+    let root = SVGBackend::with_string(&mut svg, (800, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(&err)?;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22))
@@ -148,5 +152,7 @@ pub fn elo_progress_svg(
         .map_err(&err)?;
     chart.draw_series(sorted.iter().map(|p| Circle::new((p.x, p.elo), 3, RED.filled()))).map_err(&err)?;
     root.present().map_err(&err)?;
-    Ok(())
+    drop(chart);
+    drop(root);
+    xq_files::write_atomic(path, svg.as_bytes()).map_err(draw_error(path))
 }

@@ -376,7 +376,9 @@ impl PlayerSpec {
         let device = device.device().map_err(|e| PlayerError::Crashed(e.to_string()))?;
         let evaluator = xq_nn::NetEvaluator::from_checkpoint(path, device, 1 << 16, rules.move_limit_plies)
             .map_err(|e| PlayerError::Crashed(e.to_string()))?;
-        Ok(Some(SharedEvaluator::spawn(evaluator, SHARED_MAX_BATCH)))
+        let shared = SharedEvaluator::spawn(evaluator, SHARED_MAX_BATCH)
+            .map_err(|e| PlayerError::Crashed(format!("starting the evaluation thread: {e}")))?;
+        Ok(Some(shared))
     }
 
     /// Builds the player as [`PlayerSpec::build`] does, a checkpoint player evaluating through
@@ -777,7 +779,7 @@ fn check_same_config(config: &RunConfig, path: &Path, resuming: bool) -> Result<
         }
         return Ok(());
     }
-    std::fs::write(path, ours + "\n").map_err(io_error(path))
+    xq_files::write_atomic(path, (ours + "\n").as_bytes()).map_err(io_error(path))
 }
 
 /// Reads a journal, dropping (and cutting from the file) a last line without its newline.
@@ -792,7 +794,8 @@ fn read_journal(path: &Path) -> Result<Vec<JournalEntry>, RunError> {
         None => "",
     };
     if complete.len() != text.len() {
-        std::fs::write(path, complete).map_err(io_error(path))?;
+        // Atomic: a kill during this rewrite must not cost the games already recorded.
+        xq_files::write_atomic(path, complete.as_bytes()).map_err(io_error(path))?;
     }
     complete
         .lines()
@@ -1006,7 +1009,7 @@ fn write_outputs(
     }
     let write = |name: &str, text: &str| {
         let path = out_dir.join(name);
-        std::fs::write(&path, text).map_err(io_error(&path))
+        xq_files::write_atomic(&path, text.as_bytes()).map_err(io_error(&path))
     };
     write(PGN_FILE, &pgn)?;
     let report = EventReport::from_event(event);

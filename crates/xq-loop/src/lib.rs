@@ -116,10 +116,8 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> LoopError + '_ {
     move |source| LoopError::Io { path: path.to_path_buf(), source }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
+/// Replaces `path` with `bytes` through a temporary file in the same directory, synced, and a
+/// rename.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), LoopError> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    std::fs::write(&tmp, bytes).map_err(io_error(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(io_error(path))
+    xq_files::write_atomic(path, bytes).map_err(io_error(path))
 }

@@ -3,7 +3,7 @@
 //! rewritten after every generation.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::Path;
 
 use plotters::prelude::*;
 use xq_eval::plot::{RatedPoint, elo_progress_svg};
@@ -98,7 +98,7 @@ fn loss_curves(paths: &RunPaths, state: &LoopState) -> Vec<Curve> {
     vec![policy, value]
 }
 
-fn loss_plot(curves: &[Curve], path: &PathBuf) -> Result<(), LoopError> {
+fn loss_plot(curves: &[Curve], path: &Path) -> Result<(), LoopError> {
     let err = |e: &dyn std::fmt::Debug| LoopError::Report(format!("{}: {e:?}", path.display()));
     let all = curves.iter().flat_map(|c| c.points.iter());
     let (mut x1, mut y1) = (1.0f64, 0.1f64);
@@ -108,7 +108,8 @@ fn loss_plot(curves: &[Curve], path: &PathBuf) -> Result<(), LoopError> {
             y1 = y1.max(y);
         }
     }
-    let root = SVGBackend::new(path, (800, 480)).into_drawing_area();
+    let mut svg = String::new();
+    let root = SVGBackend::with_string(&mut svg, (800, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut chart = ChartBuilder::on(&root)
         .caption("Training loss over the run", ("sans-serif", 22))
@@ -137,7 +138,10 @@ fn loss_plot(curves: &[Curve], path: &PathBuf) -> Result<(), LoopError> {
         .border_style(BLACK)
         .draw()
         .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))
+    root.present().map_err(|e| err(&e))?;
+    drop(chart);
+    drop(root);
+    crate::write_atomic(path, svg.as_bytes())
 }
 
 fn fmt_elo(elo: Option<[f64; 3]>) -> String {

@@ -14,7 +14,7 @@
 //! use xq_core::Position;
 //! use xq_mcts::{EvalBatch, EvalResults, HistoryFeatures, MaterialEvaluator, SharedEvaluator, evaluate_batch};
 //!
-//! let shared = SharedEvaluator::spawn(MaterialEvaluator::default(), 64);
+//! let shared = SharedEvaluator::spawn(MaterialEvaluator::default(), 64)?;
 //! let threads: Vec<_> = (0..4)
 //!     .map(|_| {
 //!         let mut handle = shared.handle();
@@ -33,6 +33,7 @@
 //!     assert_eq!(t.join().unwrap(), 44);
 //! }
 //! assert_eq!(shared.stats().positions, 4);
+//! # Ok::<(), std::io::Error>(())
 //! ```
 
 use std::sync::Arc;
@@ -93,16 +94,18 @@ impl std::fmt::Debug for SharedEvaluator {
 impl SharedEvaluator {
     /// Moves `evaluator` onto a new thread. A batch takes at most `max_batch` positions (at
     /// least one request, however large); requests beyond it wait for the next batch.
-    pub fn spawn<E: Evaluator + 'static>(evaluator: E, max_batch: usize) -> SharedEvaluator {
+    ///
+    /// # Errors
+    /// The operating system's error when it cannot start the thread.
+    pub fn spawn<E: Evaluator + 'static>(evaluator: E, max_batch: usize) -> std::io::Result<SharedEvaluator> {
         let (submit, requests) = channel::<Job>();
         let counters = Arc::new(Counters::default());
         let preferred_batch = evaluator.preferred_batch_size();
         let thread_counters = Arc::clone(&counters);
         std::thread::Builder::new()
             .name("xq-shared-eval".into())
-            .spawn(move || serve(evaluator, requests, max_batch.max(1), &thread_counters))
-            .expect("spawning the evaluation thread");
-        SharedEvaluator { submit, counters, preferred_batch }
+            .spawn(move || serve(evaluator, requests, max_batch.max(1), &thread_counters))?;
+        Ok(SharedEvaluator { submit, counters, preferred_batch })
     }
 
     /// A new handle: an [`Evaluator`] for one search thread.
@@ -298,7 +301,7 @@ mod tests {
     /// then lets it go; returns the batch sizes seen.
     fn queue_behind_a_busy_thread(max_batch: usize, tags: std::ops::RangeInclusive<u32>) -> Vec<usize> {
         let (recording, sizes, entered, release) = Recording::new();
-        let shared = SharedEvaluator::spawn(recording, max_batch);
+        let shared = SharedEvaluator::spawn(recording, max_batch).unwrap();
         let first = ask(&shared, 100);
         entered.wait();
         let others: Vec<_> = tags.map(|tag| (tag, ask(&shared, tag))).collect();
@@ -333,7 +336,7 @@ mod tests {
 
     #[test]
     fn answers_equal_the_evaluator_called_directly() {
-        let shared = SharedEvaluator::spawn(MaterialEvaluator::default(), 16);
+        let shared = SharedEvaluator::spawn(MaterialEvaluator::default(), 16).unwrap();
         let mut handle = shared.handle();
         let position =
             Position::from_fen("1nbakabn1/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1")
@@ -362,7 +365,7 @@ mod tests {
 
     #[test]
     fn a_failing_evaluator_fails_each_request_with_its_message() {
-        let shared = SharedEvaluator::spawn(Failing, 8);
+        let shared = SharedEvaluator::spawn(Failing, 8).unwrap();
         let mut handle = shared.handle();
         let mut out = EvalResults::new();
         let err = evaluate_batch(&mut handle, &request(1), &mut out).unwrap_err();

@@ -10,7 +10,6 @@
 //! network (catches a shape mismatch the metadata did not declare).
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use burn::module::Module;
@@ -157,21 +156,9 @@ fn sha256_hex(bytes: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder and a rename.
+/// Replaces `path` with `bytes` through a temporary file and a rename.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{file_name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut file = fs::File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        // Best effort: a leftover temporary file is harmless but untidy.
-        let _ = fs::remove_file(&tmp);
-    }
-    result.map_err(io_err(path))
+    xq_files::write_atomic(path, bytes).map_err(io_err(path))
 }
 
 /// Saves `net` as the checkpoint `stem` (writes `stem.bpk` and `stem.json`) and returns its

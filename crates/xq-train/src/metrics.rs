@@ -164,25 +164,15 @@ pub fn plot_losses(rows: &[MetricsRow], title: &str, path: &Path) -> Result<(), 
     if rows.is_empty() {
         return Ok(());
     }
-    let tmp = path.with_file_name(format!(
-        ".{}.tmp-{}",
-        path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-        std::process::id()
-    ));
-    let result = draw(rows, title, &tmp);
-    match result {
-        Ok(()) => fs::rename(&tmp, path).map_err(io_err(path)),
-        Err(message) => {
-            let _ = fs::remove_file(&tmp);
-            Err(TrainError::Plot { path: path.to_path_buf(), message })
-        }
-    }
+    let svg = draw(rows, title).map_err(|message| TrainError::Plot { path: path.to_path_buf(), message })?;
+    write_atomic(path, svg.as_bytes())
 }
 
 /// A plotted curve: its legend, colour and value.
 type Curve = (&'static str, RGBColor, fn(&MetricsRow) -> f32);
 
-fn draw(rows: &[MetricsRow], title: &str, path: &Path) -> Result<(), String> {
+/// The plot as an SVG document.
+fn draw(rows: &[MetricsRow], title: &str) -> Result<String, String> {
     let err = |e: &dyn std::fmt::Debug| format!("{e:?}");
     let x0 = rows.first().map_or(0, |r| r.step) as f64;
     let x1 = (rows.last().map_or(1, |r| r.step) as f64).max(x0 + 1.0);
@@ -190,7 +180,8 @@ fn draw(rows: &[MetricsRow], title: &str, path: &Path) -> Result<(), String> {
     let values: Vec<f64> =
         rows.iter().flat_map(|r| [r.policy_loss, r.value_loss, r.total_loss]).filter_map(finite).collect();
     let hi = values.iter().copied().fold(0.0, f64::max).max(1e-3) * 1.05;
-    let root = SVGBackend::new(path, (800, 480)).into_drawing_area();
+    let mut svg = String::new();
+    let root = SVGBackend::with_string(&mut svg, (800, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 22))
@@ -222,5 +213,7 @@ fn draw(rows: &[MetricsRow], title: &str, path: &Path) -> Result<(), String> {
         .draw()
         .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
-    Ok(())
+    drop(chart);
+    drop(root);
+    Ok(svg)
 }

@@ -12,7 +12,6 @@
 
 use serde::{Deserialize, Serialize};
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::config::TrainConfig;
@@ -159,22 +158,11 @@ impl TrainState {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same folder, synced, and a rename.
+/// Replaces `path` with `bytes` through a temporary file in the same folder, synced, and a
+/// rename ([`xq_files::write_atomic`]).
 ///
 /// # Errors
 /// [`TrainError::Io`].
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), TrainError> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut file = fs::File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        // Best effort: a leftover temporary file is harmless but untidy.
-        let _ = fs::remove_file(&tmp);
-    }
-    result.map_err(io_err(path))
+    xq_files::write_atomic(path, bytes).map_err(io_err(path))
 }
