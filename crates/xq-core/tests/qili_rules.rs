@@ -216,10 +216,14 @@ fn answering_a_check_keeps_an_interrupted_chase_idle() {
         assert_eq!(info[0].class, MoveClass::Check);
         assert_eq!(info[1].class, MoveClass::Idle, "{rules:?}");
     }
-    // Judged without the history, the position in check is all there is to compare with:
-    // the rook could not take there, so the block would count as creating the chase.
+    // Judged without the history, the same: in the position in check the rook's capture
+    // stood by the piece rules and only the check stopped it, so the block, which neither
+    // moves the rook nor opens its line, does not create the chase (reference figure 19).
     let info = classify_with("4k4/3r5/9/9/9/R5n2/4P4/9/4A4/3K5 w", &["e1d2"], RuleSet::Cxa2020);
-    assert_eq!(info[0].class, MoveClass::Chase);
+    assert_eq!(info[0].class, MoveClass::Idle, "{info:?}");
+    // A block that opens the rook's line does create it: the horse stood between.
+    let info = classify_with("4k4/3r5/9/9/9/R1N3n2/4P4/9/9/3K5 w", &["c4d2"], RuleSet::Cxa2020);
+    assert_eq!(info[0].class, MoveClass::Chase, "{info:?}");
     assert_eq!(targets(&info[0]), ["g4"]);
 }
 
@@ -377,4 +381,60 @@ fn target_that_can_trade_itself_off_is_offered_not_chased_by_checks() {
     let info = classify_with("r3k4/9/9/7N1/9/2N6/9/9/9/R2K5 w", &["c4b2"], RuleSet::Cxa2020);
     assert_eq!(info[0].class, MoveClass::Idle, "{info:?}");
     assert_eq!(info[0].detail, Detail::Idle(IdleKind::ExchangeOffer));
+}
+
+#[test]
+fn rule_26_5_chaser_also_protecting_even_trade_is_a_chase() {
+    // Ra5 attacks the loose horse on e5 and guards the cannon on a2, which the black rook
+    // attacks: Rxe5 Rxa2 trades a horse for a cannon. In 26.5's shapes (the chaser also
+    // protecting) even is a chase; it is no chase of a plainly unprotected piece, so it
+    // grades B (reference figures 21 m2, 27, 39).
+    let info = classify_with("5k3/9/9/R8/4n4/9/9/C7r/9/3K5 w", &["a6a5"], RuleSet::Cxa2020);
+    assert_eq!(info[0].class, MoveClass::Chase, "{info:?}");
+    assert_eq!(targets(&info[0]), ["e5"]);
+    assert!(info[0].grade_b);
+    // The cost elsewhere greater than the target (a rook for the horse): no chase.
+    let info = classify_with("5k3/9/9/R8/4n4/9/9/R7r/9/3K5 w", &["a6a5"], RuleSet::Cxa2020);
+    assert_eq!(info[0].class, MoveClass::Idle, "{info:?}");
+}
+
+#[test]
+fn overloaded_root_protects_in_form_only() {
+    // Reference figure 13: after 车2平4 the advisor on e1 guards both the cannon on d2
+    // (attacked by the rook) and the advisor on d0 (attacked by the cannon on i0 over the
+    // king). Cxd0 Axd0 Rxd2 wins the advisor: the root is overloaded (28.16 假根).
+    let fen = "3ak1b2/2P1a4/4b4/p7p/9/P1P2R2P/1r6p/1C2B4/4A4/2BA1K2c w";
+    let info = classify_with(fen, &["b2d2", "b3d3"], RuleSet::Cxa2020);
+    assert_eq!(info[1].class, MoveClass::Chase, "{info:?}");
+    assert_eq!(targets(&info[1]), ["d0"]);
+    // With the rook elsewhere the advisor's recapture costs nothing: protected.
+    let info = classify_with(fen, &["b2d2"], RuleSet::Cxa2020);
+    assert_eq!(info[0].class, MoveClass::Idle, "{info:?}");
+}
+
+#[test]
+fn hidden_protection_that_walks_into_mate_is_no_protection() {
+    // Reference figure 25 after 炮四平五 (black king on e9), red to move again: Rxe7 takes
+    // the cannon; both elephant recaptures allow Rxd9 mate (false roots), and the hidden
+    // protection Rxf0+ Axf0 Bxe7 walks into the same mate: no protection, a chase.
+    let (positions, _) =
+        play("2ba1kb2/4a2r1/4c1n2/p7p/2p2rpc1/4R4/P1PR2P1P/2N1C1N2/4A4/2BK1AB2 w", &["e2f2", "f9e9", "f2e2"]);
+    let pos = positions[3].with_side_to_move(Color::Red);
+    let rxe7 = parse_move(&pos, "e4e7").expect("legal");
+    assert!(!hidden_protection(&pos.after(rxe7), rxe7.to(), &mut Budget::new()));
+    assert_ne!(judge_capture(&pos, rxe7, &mut Budget::new()), CaptureVerdict::NoGain);
+}
+
+#[test]
+fn chase_given_by_the_opponents_threat_is_not_made_by_the_answer() {
+    // Reference figure 21: 马八退七 attacks the rook on d4 and blocks its own cannon's guard
+    // of the horse on g2; 车4进1 saves the rook, after which the other rook could take g2.
+    // The chase was made by red's move, not by the answer (29.2): idle.
+    let fen = "3k1ab2/4a4/9/p2c3Rp/2b3p2/9/P2rP1r1P/C1NA2N2/4A4/2B1K1B2 w";
+    let info = classify_with(fen, &["c2b4", "d3d4", "b4c2", "d4d3"], RuleSet::Cxa2020);
+    assert_eq!(info[3].class, MoveClass::Idle, "{info:?}");
+    // 车4退1 chases the horse on b4 (26.5: Rxb4 Rxd6 trades a horse for a cannon the rook
+    // guarded), and the chase is the mover's own.
+    assert_eq!(info[1].class, MoveClass::Chase, "{info:?}");
+    assert_eq!(targets(&info[1]), ["b4"]);
 }

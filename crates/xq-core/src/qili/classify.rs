@@ -3,7 +3,7 @@
 
 use super::tactics::{
     Budget, CaptureVerdict, MATE_THREAT_CHECKS, MAX_EXCHANGE_CAPTURES, can_capture, exchange_gain,
-    judge_capture, mates_by_checks_except,
+    judge_capture, judge_capture_with, mates_by_checks_except,
 };
 use super::values::{ROOK, chaseable, value};
 use super::{MoveClass, RuleSet};
@@ -207,6 +207,19 @@ fn direct_threats(
     target_may_trade: bool,
     budget: &mut Budget,
 ) -> Threats {
+    direct_threats_with(pos, mover_square, mask, target_may_trade, true, budget)
+}
+
+/// [`direct_threats`]; without `weigh_standing`, a capture counts even when a piece of the
+/// mover's hangs and the opponent would take it in answer (see [`judge_capture_with`]).
+fn direct_threats_with(
+    pos: &Position,
+    mover_square: Option<Square>,
+    mask: SquareSet,
+    target_may_trade: bool,
+    weigh_standing: bool,
+    budget: &mut Budget,
+) -> Threats {
     let me = pos.side_to_move();
     let mut t = Threats::default();
     let mut a_grade = SquareSet::EMPTY;
@@ -226,7 +239,11 @@ fn direct_threats(
         if target_may_trade && target_trades_off(pos, m, budget) {
             continue;
         }
-        let verdict = judge_capture(pos, m, budget);
+        let verdict = if weigh_standing {
+            judge_capture(pos, m, budget)
+        } else {
+            judge_capture_with(pos, m, false, budget)
+        };
         if verdict == CaptureVerdict::NoGain {
             continue;
         }
@@ -248,7 +265,7 @@ fn direct_threats(
                         }
                         plain.insert(m.to());
                     }
-                    CaptureVerdict::CheaperAttacker => {
+                    CaptureVerdict::CheaperAttacker | CaptureVerdict::EvenTrade => {
                         if value(target, m.to()) >= ROOK {
                             a_grade.insert(m.to());
                         }
@@ -494,7 +511,13 @@ pub(crate) fn classify(
         Some(earlier) => threats(&earlier, None, relevant, &mut budget),
         None => Threats::default(),
     };
-    let new = SquareSet(now.chased.0 & !then.chased.0);
+    let mut new = SquareSet(now.chased.0 & !then.chased.0);
+    if answering_check {
+        new.0 &= !stood_but_for_the_check(before, m, &again, new, now.by_mover).0;
+    } else if let Some((_, earlier)) = previous {
+        let answered = SquareSet(new.0 & !now.by_mover.0);
+        new.0 &= !given_by_the_opponent(before, &earlier.with_side_to_move(me), answered, &mut budget).0;
+    }
     if std::env::var_os("QILI_DEBUG").is_some() {
         let f = |s: SquareSet| s.iter().map(|q| q.to_string()).collect::<Vec<_>>().join(",");
         let then = threats(before, None, relevant, &mut Budget::new());
@@ -533,8 +556,12 @@ pub(crate) fn classify(
                 ChaseHow::Joint
             };
         }
-        // A move is graded A when it chases at least one piece in an A way.
-        let grade_b = new.0 & !now.grade_b.0 == 0;
+        // 26.9 (RULES.md §3a): a move is graded B when any piece it chases anew is chased in
+        // a B way (joint, insufficiently protected, through a check, or 26.5's even trade),
+        // even beside a chase of a rook: reference figure 39 (车三退一 adds to the cannon's
+        // chase of the rook a 26.5 chase of the horse; red is B, black's horse chasing the
+        // rook A, and black must vary).
+        let grade_b = new.0 & now.grade_b.0 != 0;
         // Whether every chased piece was already chased before the move (从捉到捉): the
         // book calls the move a chase, and 26.9 weighs it (see `SideTally::grade_b`).
         let continuing = !answering_check && {
@@ -631,6 +658,80 @@ fn existed_before(
     }
     let me = before.side_to_move();
     Some(previous.map_or(*before, |(_, earlier)| earlier.with_side_to_move(me)))
+}
+
+/// 29.2 ("捉产生于刚走的这着棋"): of `targets` (pieces chased after the move by a piece
+/// other than the moved one), those whose chase the opponent's last move created and this
+/// move only answers. The opponent's move both exposed the target (it was
+/// not won in `earlier`, the position before that move, the mover to move) and threatened
+/// a piece of the mover's, so that in `before` the target could be taken but for that
+/// threat; the mover saving its piece does not make the chase (reference figure 21:
+/// 马八退七 attacks the rook and blocks its own cannon's guard of the horse on g2; 车4进1
+/// saves the rook and is idle). A chase that stood before the opponent's threat and
+/// resumes after it is a chase (figure 9: 车9平8 escapes the horse and the cannon's
+/// chase of the advisor stands again).
+fn given_by_the_opponent(
+    before: &Position,
+    earlier: &Position,
+    targets: SquareSet,
+    budget: &mut Budget,
+) -> SquareSet {
+    if targets.is_empty() {
+        return SquareSet::EMPTY;
+    }
+    let naive = direct_threats_with(before, None, targets, true, false, budget).chased;
+    if naive.is_empty() {
+        return SquareSet::EMPTY;
+    }
+    // Won in `before` outright: the opponent left it en prise, and keeping the attack on it
+    // is a chase (reference figure 34: 车二进六 keeps the elephant's attack on the cannon
+    // that has just fled to i2).
+    let plain = direct_threats(before, None, naive, true, budget).chased;
+    let naive = SquareSet(naive.0 & !plain.0);
+    if naive.is_empty() {
+        return SquareSet::EMPTY;
+    }
+    let stood = threats(earlier, None, naive, budget).chased;
+    SquareSet(naive.0 & !stood.0)
+}
+
+/// 2020 26.1.4: a move answering a check creates a chase only if it did not exist before
+/// the move. Of `targets`, those whose capture the answer did nothing for: no capture of
+/// them is made by the moved piece, the answer captured nothing, and every capture of them
+/// in `again` (the position after the answer, the mover to move) could already be made in
+/// `before` by the piece rules; only the check stopped it. Such a chase was made by the
+/// opponent's checking move (reference figure 19: 车三平五 checks and leaves the cannon on
+/// g1 to the black rook; 士6进5 blocks the check and is idle), not by the answer.
+fn stood_but_for_the_check(
+    before: &Position,
+    m: Move,
+    again: &Position,
+    targets: SquareSet,
+    by_mover: SquareSet,
+) -> SquareSet {
+    if before.piece_at(m.to()).is_some() {
+        return SquareSet::EMPTY;
+    }
+    let me = before.side_to_move();
+    let mut now_moves = MoveList::new();
+    again.generate_pseudo(me, &mut now_moves);
+    let mut then_moves = MoveList::new();
+    before.generate_pseudo(me, &mut then_moves);
+    let mut stood = SquareSet::EMPTY;
+    for t in targets.iter() {
+        if by_mover.contains(t) {
+            continue;
+        }
+        let mut any = false;
+        let all_stood = now_moves.iter().filter(|c| c.to() == t && c.from() != m.to()).all(|&c| {
+            any = true;
+            then_moves.contains(&c)
+        });
+        if any && all_stood {
+            stood.insert(t);
+        }
+    }
+    stood
 }
 
 /// Whether some piece of the mover stands face to face with an enemy piece of its kind

@@ -8,7 +8,7 @@
 use super::values::value;
 use crate::movelist::MoveList;
 use crate::position::Position;
-use crate::types::{Move, Square};
+use crate::types::{Move, PieceKind, Square};
 
 /// Mate threat (28.2): the mover, moving again, mates with at most this many consecutive
 /// checks of its own (the opponent's replies in between are searched in full, so this is
@@ -189,31 +189,41 @@ pub enum CaptureVerdict {
     /// Protected, but the full exchange on the square still wins material (少根: more
     /// attackers than defenders; a joint chase).
     WinsExchange,
+    /// 26.5 (2020): the capture costs the capturer's side as much elsewhere as it wins (the
+    /// capturing piece guarded or shielded another piece, or pinned the answering piece):
+    /// in these shapes an even balance is a chase. Not a chase of an unprotected piece in
+    /// the plain sense, so it grades B (26.9) unless the target is a rook.
+    EvenTrade,
 }
 
 /// What the side to move of `pos` wins at best with one capture anywhere followed by the
 /// exchange on that square (0 when every capture loses or there is none). With
 /// `skip_mating`, captures after which the other side mates with consecutive checks
 /// ([`FALSE_ROOT_MATE_CHECKS`]) do not count (a defender that cannot leave, 假根).
-/// `recaptured` reports whether a counted capture lands on `recapture_square`.
+/// `recaptured` reports whether a counted capture lands on `recapture_square`. With
+/// `weigh_overload`, a recapture costs what the recapturing piece stops guarding.
 ///
-/// With `earlier` (the position before the other side's capture, this side to move), the
-/// answers are split: `.0` is the best answer the capture made possible or better (a
-/// recapture, a piece it stopped guarding or shielding), `.1` the best answer that already
-/// won as much in `earlier` (a piece of the capturer's that was hanging anyway). Without
-/// `earlier` every answer is in `.0`.
+/// With `earlier` (the position before the other side's capture, this side to move, and
+/// the square the capturing piece came from), the answers are split: `.0` is the best
+/// answer the capture made possible or better (a recapture, a piece it stopped guarding or
+/// shielding), `.1` the best of those that are elsewhere than on the capture square and
+/// that the capturing piece itself made possible by leaving its square (26.5's shapes, see
+/// [`chaser_made_possible`]), `.2` the best answer that already won as much in `earlier` (a
+/// piece of the capturer's that was hanging anyway). Without `earlier` every answer is in
+/// `.0`.
 pub fn best_capture_gain(
     pos: &Position,
     skip_mating: bool,
     recapture_square: Option<Square>,
-    earlier: Option<&Position>,
+    earlier: Option<(&Position, Square)>,
+    weigh_overload: bool,
     recaptured: &mut bool,
     budget: &mut Budget,
-) -> (i32, i32) {
+) -> (i32, i32, i32) {
     let me = pos.side_to_move();
     let mut moves = MoveList::new();
     pos.generate_pseudo(me, &mut moves);
-    let (mut caused, mut standing) = (0, 0);
+    let (mut caused, mut elsewhere, mut standing) = (0, 0, 0);
     for &r in moves.iter() {
         let Some(victim) = pos.piece_at(r.to()) else { continue };
         if victim.color == me || !pos.pseudo_move_is_legal(r) || !budget.spend() {
@@ -223,18 +233,80 @@ pub fn best_capture_gain(
         if skip_mating && mates_by_checks(&next, FALSE_ROOT_MATE_CHECKS, budget) {
             continue;
         }
-        let gain = value(victim, r.to()) - exchange_gain(&next, r.to(), MAX_EXCHANGE_CAPTURES, budget);
+        let mut back = exchange_gain(&next, r.to(), MAX_EXCHANGE_CAPTURES, budget);
+        if weigh_overload && Some(r.to()) == recapture_square && value(victim, r.to()) > back {
+            // The recapturing piece (the target's root) may also have been guarding another
+            // piece: what its leaving lets the capturer's side take instead is the
+            // recapture's cost. An overloaded root protects in form only (28.16 "形式上是根,
+            // 实际上起不到充分保护作用, 称为假根"; 000 term 9: a root that cannot leave without
+            // another piece being taken). Reference figure 13: 车2平4 makes the advisor on
+            // e1 guard both d2 and d0, and the cannon's capture of d0 wins the advisor.
+            back = back.max(left_unguarded(pos, &next, r, budget));
+        }
+        let gain = value(victim, r.to()) - back;
         if Some(r.to()) == recapture_square {
             *recaptured = true;
-        } else if let Some(earlier) = earlier
+        } else if let Some((earlier, _)) = earlier
             && gain <= capture_gain(earlier, r, budget)
         {
             standing = standing.max(gain);
             continue;
         }
-        caused = caused.max(gain);
+        if let Some((earlier, from)) = earlier
+            && Some(r.to()) != recapture_square
+            && chaser_made_possible(earlier, r, from)
+        {
+            elsewhere = elsewhere.max(gain);
+        } else {
+            caused = caused.max(gain);
+        }
     }
-    (caused, standing)
+    (caused, elsewhere, standing)
+}
+
+/// 26.5's shapes: the answer `r` elsewhere takes a piece the chaser guarded from its square
+/// `from` (the chaser also protecting), or could not be played while the chaser stood there
+/// (it shielded the piece, or pinned the answering piece). `earlier` is the position before
+/// the chaser's capture, the answering side to move.
+fn chaser_made_possible(earlier: &Position, r: Move, from: Square) -> bool {
+    if !earlier.is_legal(r) {
+        return true;
+    }
+    let next = earlier.after(r);
+    let chaser = next.with_side_to_move(next.side_to_move());
+    chaser.is_legal(Move::new(from, r.to()))
+}
+
+/// After the answer `r` (from `pos`, giving `next`), the best the other side (to move in
+/// `next`) wins by a capture elsewhere than on `r`'s square that did not win as much before
+/// the answer: a piece the answering piece was guarding or shielding.
+fn left_unguarded(pos: &Position, next: &Position, r: Move, budget: &mut Budget) -> i32 {
+    let me = next.side_to_move();
+    let was = pos.with_side_to_move(me);
+    let mut moves = MoveList::new();
+    next.generate_pseudo(me, &mut moves);
+    let mut best = 0;
+    for &w in moves.iter() {
+        if w.to() == r.to() {
+            continue;
+        }
+        let (Some(victim), Some(taker)) = (next.piece_at(w.to()), next.piece_at(w.from())) else { continue };
+        if victim.color == me
+            || victim.kind == PieceKind::Pawn
+            || taker.kind == PieceKind::Pawn
+            || value(victim, w.to()) <= best
+            || !next.pseudo_move_is_legal(w)
+            || !budget.spend()
+        {
+            continue;
+        }
+        let gain =
+            value(victim, w.to()) - exchange_gain(&next.after(w), w.to(), MAX_EXCHANGE_CAPTURES, budget);
+        if gain > best && gain > capture_gain(&was, w, budget) {
+            best = gain;
+        }
+    }
+    best
 }
 
 /// What the side to move of `pos` wins by the capture `r` and the exchange that follows
@@ -254,6 +326,18 @@ fn capture_gain(pos: &Position, r: Move, budget: &mut Budget) -> i32 {
 /// the capture count too, so a capture that leaves another piece hanging is no gain: the
 /// rulebook asks whether the capture itself wins material.
 pub fn judge_capture(pos: &Position, capture: Move, budget: &mut Budget) -> CaptureVerdict {
+    judge_capture_with(pos, capture, true, budget)
+}
+
+/// [`judge_capture`]; without `weigh_standing` the answers that already stood before the
+/// capture (a piece of the capturer's that hangs anyway) are not weighed: whether the
+/// capture would win were the capturer's side not under a threat of its own.
+pub fn judge_capture_with(
+    pos: &Position,
+    capture: Move,
+    weigh_standing: bool,
+    budget: &mut Budget,
+) -> CaptureVerdict {
     let to = capture.to();
     let (Some(attacker), Some(target)) = (pos.piece_at(capture.from()), pos.piece_at(to)) else {
         return CaptureVerdict::NoGain;
@@ -266,8 +350,18 @@ pub fn judge_capture(pos: &Position, capture: Move, budget: &mut Budget) -> Capt
     }
     let mut recaptured = false;
     let earlier = pos.with_side_to_move(target.color);
-    let (mut answer, standing) =
-        best_capture_gain(&after, true, Some(to), Some(&earlier), &mut recaptured, budget);
+    // An overloaded defender is weighed only when no pawn takes part: a crossed pawn's
+    // value floats (25.3), so no gain computed through one is a gain.
+    let overload = target.kind != PieceKind::Pawn && attacker.kind != PieceKind::Pawn;
+    let (mut answer, elsewhere, standing) = best_capture_gain(
+        &after,
+        true,
+        Some(to),
+        Some((&earlier, capture.from())),
+        overload,
+        &mut recaptured,
+        budget,
+    );
     if !recaptured && hidden_protection(&after, to, budget) {
         // 暗根: protected by a recapture through check.
         recaptured = true;
@@ -277,10 +371,19 @@ pub fn judge_capture(pos: &Position, capture: Move, budget: &mut Budget) -> Capt
     // piece that was hanging anyway an even trade is enough (two rooks each attacking a
     // loose pawn both chase, 2020 figure 8), but not a smaller piece for a bigger one
     // (reference figure 28: taking an advisor while a horse hangs wins nothing).
-    if target_value - answer <= 0 || target_value - standing < 0 {
+    // 26.5 (2020): when the capture's cost is elsewhere (the capturing piece guarded or
+    // shielded another piece from its square: mutual captures of different pieces), the
+    // balance of the complete exchange decides and even is a chase. Not for a pawn target:
+    // a crossed pawn's value floats (25.3), so no trade against it is even.
+    let even_elsewhere = target.kind != PieceKind::Pawn;
+    let elsewhere_loses =
+        if even_elsewhere { target_value - elsewhere < 0 } else { target_value - elsewhere <= 0 };
+    if target_value - answer <= 0 || elsewhere_loses || (weigh_standing && target_value - standing < 0) {
         return CaptureVerdict::NoGain;
     }
-    if !recaptured {
+    if target_value - elsewhere == 0 {
+        CaptureVerdict::EvenTrade
+    } else if !recaptured {
         CaptureVerdict::Unprotected
     } else if attacker_value < target_value {
         CaptureVerdict::CheaperAttacker
@@ -293,6 +396,14 @@ pub fn judge_capture(pos: &Position, capture: Move, budget: &mut Budget) -> Capt
 /// victim's side checks and, whatever the answer, wins back the capturing piece. One check
 /// is searched (the rulebook's cases need no more); the capturing piece is followed if the
 /// answer moves it.
+///
+/// A win-back after which the capturer's side mates with [`FALSE_ROOT_MATE_CHECKS`] checks
+/// does not count: a protection must protect in fact (28.16: "形式上是根, 实际上起不到充分
+/// 保护作用, 称为假根"; 000 term 9: a root that cannot leave without being mated), as for
+/// an ordinary recapture (see [`best_capture_gain`]). What the check itself costs is not
+/// weighed: the book's definition (000 term 8) asks only whether the capturing piece is
+/// won back, and its figure 9 (a discovered check by a rook that can be taken) counts such
+/// a protection.
 pub fn hidden_protection(after: &Position, to: Square, budget: &mut Budget) -> bool {
     let me = after.side_to_move();
     let mut moves = MoveList::new();
@@ -317,7 +428,10 @@ pub fn hidden_protection(after: &Position, to: Square, budget: &mut Budget) -> b
         let wins_back = replies.iter().all(|&r| {
             let piece_at = if r.from() == to { r.to() } else { to };
             let next = checked.after(r);
-            budget.spend() && can_capture(&next, piece_at)
+            let mut caps = MoveList::new();
+            legal_captures_to(&next, piece_at, &mut caps);
+            caps.iter()
+                .any(|&w| budget.spend() && !mates_by_checks(&next.after(w), FALSE_ROOT_MATE_CHECKS, budget))
         });
         if wins_back {
             return true;
