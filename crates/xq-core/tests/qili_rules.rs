@@ -240,6 +240,38 @@ fn target_cannot_trade_itself_off_after_a_check() {
 }
 
 #[test]
+fn sacrificing_a_crossed_pawn_for_a_minor_piece_is_no_chase() {
+    // 车一进四 threatens 兵七平六+ 将5平4 (forced) 车一平四: the horse for the c9 pawn. A
+    // crossed pawn's value floats (25.3: 一兵换取数子不算得子): given up, it counts as a minor
+    // piece, so the horse is not won (2020 figure 24, the seeds' 图十二).
+    let info = classify("2P1kn3/4r4/9/9/p3p3R/9/4P4/4B4/9/2BAKA3 w", &["i5i9"]);
+    assert_eq!(info[0].class, MoveClass::Idle, "{info:?}");
+}
+
+#[test]
+fn chase_through_two_checks_follows_a_blocking_target() {
+    // After 车5平6 the rook on f8 guards the horse. 车一退四 threatens 车一平五+ (the rook
+    // on f8 must block on e8), 兵七平六+ 将5平4 (forced), 车五进三: the rook, followed from f8
+    // to e8, won for the pawn through two checks (29.1 "通过连续照将吃子"; 2020 figure 24).
+    let info = classify("2P1kn3/4r4/9/9/p3p3R/9/4P4/4B4/9/2BAKA3 w", &["i5i9", "e8f8", "i9i5", "f8e8"]);
+    assert_eq!(info[2].class, MoveClass::Chase, "{info:?}");
+    assert_eq!(info[2].detail, Detail::Chase(ChaseHow::ByChecks));
+    assert_eq!(targets(&info[2]), ["f8"]);
+    assert!(!info[2].grade_b, "a rook won through checks grades A");
+    assert_eq!(info[3].class, MoveClass::Idle);
+}
+
+#[test]
+fn attack_on_a_piece_that_can_trade_itself_off_is_an_exchange_offer() {
+    // The rook attacks the horse on h6, which would lose it (Rxh6 Rxh6 Nxh6), but the horse
+    // can first trade itself off against the red horse it faces (Nxf5 Rxf5): the move offers
+    // an exchange (兑, 28.5), not a chase (2020 figure 21, 车四退二).
+    let info = classify("4k4/5R3/9/7n1/5N3/9/7r1/9/4A4/4K4 w", &["f8f6"]);
+    assert_eq!(info[0].class, MoveClass::Idle, "{info:?}");
+    assert_eq!(info[0].detail, Detail::Idle(IdleKind::ExchangeOffer));
+}
+
+#[test]
 fn king_alone_attacking_is_idle() {
     // The red king steps next to a lone black horse (27.1).
     let info = classify("5k3/9/9/9/9/9/9/9/4n4/3K5 w", &["d0e0"]);

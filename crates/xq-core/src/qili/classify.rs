@@ -2,10 +2,10 @@
 //! 28, 29), with the chased pieces and how the chase works.
 
 use super::tactics::{
-    Budget, CaptureVerdict, MATE_THREAT_CHECKS, MAX_EXCHANGE_CAPTURES, can_capture, exchange_gain,
-    judge_capture, judge_capture_with, mates_by_checks_except,
+    Budget, CHASE_CHECKS, CaptureVerdict, MATE_THREAT_CHECKS, MAX_EXCHANGE_CAPTURES, can_capture,
+    exchange_gain, judge_capture, judge_capture_with, mates_by_checks_except,
 };
-use super::values::{ROOK, chaseable, value};
+use super::values::{ROOK, chaseable, given_value, value};
 use super::{MoveClass, RuleSet};
 use crate::movelist::MoveList;
 use crate::position::Position;
@@ -192,6 +192,8 @@ struct Threats {
     pawn_only: SquareSet,
     /// Pieces won by the king alone.
     king_only: SquareSet,
+    /// Pieces that would be won but can first trade themselves off (兑 offered).
+    traded: SquareSet,
 }
 
 /// The pieces among `mask` the side to move of `pos` wins by a direct capture (29.1).
@@ -236,15 +238,19 @@ fn direct_threats_with(
             continue;
         }
         let Some(attacker) = pos.piece_at(m.from()) else { continue };
-        if target_may_trade && target_trades_off(pos, m, budget) {
-            continue;
-        }
+        let trades = target_may_trade && target_trades_off(pos, m, budget);
         let verdict = if weigh_standing {
             judge_capture(pos, m, budget)
         } else {
             judge_capture_with(pos, m, false, budget)
         };
         if verdict == CaptureVerdict::NoGain {
+            continue;
+        }
+        if trades {
+            if !matches!(attacker.kind, PieceKind::King | PieceKind::Pawn) {
+                t.traded.insert(m.to());
+            }
             continue;
         }
         match attacker.kind {
@@ -372,14 +378,60 @@ fn capturable(pos: &Position, mask: SquareSet, lost: i32) -> SquareSet {
 }
 
 /// The pieces (among `mask`) the side to move wins after a check, whatever the answer
-/// (抽将, 29.1 "after consecutive checks"; one check is searched).
+/// (抽将, 29.1 "after consecutive checks"; up to [`CHASE_CHECKS`] checks are searched).
 fn check_threats(pos: &Position, mask: SquareSet, budget: &mut Budget) -> SquareSet {
+    // Only pieces of the opponent that stand in `pos` can be chased.
+    let them = pos.side_to_move().opponent();
+    let mut pieces = SquareSet::EMPTY;
+    for (sq, p) in pos.pieces() {
+        if p.color == them && chaseable(p, sq) && mask.contains(sq) {
+            pieces.insert(sq);
+        }
+    }
+    wins_through_checks(pos, pieces, CHASE_CHECKS, 0, budget)
+}
+
+/// `set` with the piece the answer `r` moved followed to its new square.
+fn follow(set: SquareSet, r: Move) -> SquareSet {
+    let mut out = set;
+    if set.contains(r.from()) {
+        out.0 &= !(1u128 << r.from().index());
+        out.insert(r.to());
+    }
+    out
+}
+
+/// The inverse of [`follow`]: `set` (squares after the answer `r`) seen from before it.
+fn unfollow(set: SquareSet, r: Move) -> SquareSet {
+    let mut out = set;
+    out.0 &= !(1u128 << r.from().index());
+    if set.contains(r.to()) {
+        out.0 &= !(1u128 << r.to().index());
+        out.insert(r.from());
+    }
+    out
+}
+
+/// A cheap superset of [`wins_through_checks`]: the pieces among `mask` that, after a check
+/// and every answer, some piece other than the king or a pawn can legally capture (worth
+/// more than what the answers took), directly or after at most `checks - 1` further checks.
+/// Only move generation, no judgement of the captures.
+fn capturable_through_checks(
+    pos: &Position,
+    mask: SquareSet,
+    checks: u32,
+    lost: i32,
+    budget: &mut Budget,
+) -> SquareSet {
     let me = pos.side_to_move();
-    let mut won = SquareSet::EMPTY;
+    let mut found = SquareSet::EMPTY;
     let mut moves = MoveList::new();
     pos.generate_pseudo(me, &mut moves);
     let mut replies = MoveList::new();
     for &k in moves.iter() {
+        if mask.0 & !found.0 == 0 || !budget.spend() {
+            break;
+        }
         let checked = pos.after(k);
         if checked.is_king_attacked(me) || !checked.is_king_attacked(me.opponent()) {
             continue;
@@ -388,12 +440,81 @@ fn check_threats(pos: &Position, mask: SquareSet, budget: &mut Budget) -> Square
         if replies.is_empty() {
             continue;
         }
-        // First the cheap question (can something be taken after every answer?), then the
-        // full judgement of those captures only.
-        let mut common = mask;
+        let mut common = SquareSet(mask.0 & !found.0 & !(1u128 << k.to().index()));
         for &r in replies.iter() {
-            let lost = checked.piece_at(r.to()).map_or(0, |p| value(p, r.to()));
-            common = capturable(&checked.after(r), common, lost);
+            let answered = checked.after(r);
+            let mapped = follow(common, r);
+            let lost_r = lost + checked.piece_at(r.to()).map_or(0, |p| given_value(p, r.to()));
+            let mut may = capturable(&answered, mapped, lost_r);
+            if checks > 1 && mapped.0 & !may.0 != 0 {
+                may.0 |= capturable_through_checks(
+                    &answered,
+                    SquareSet(mapped.0 & !may.0),
+                    checks - 1,
+                    lost_r,
+                    budget,
+                )
+                .0;
+            }
+            common.0 &= unfollow(may, r).0;
+            if common.is_empty() {
+                break;
+            }
+        }
+        found.0 |= common.0;
+    }
+    found
+}
+
+/// The pieces among `mask` (enemy pieces standing in `pos`) the side to move wins with a
+/// check after which, whatever the answer, it wins the piece directly, or (with `checks`
+/// above one) through further checks. A piece that an answer moves (a block) is followed
+/// to its new square. `lost` is what the opponent's answers have already taken; a crossed
+/// pawn they take is valued at its upper floating value ([`given_value`]).
+fn wins_through_checks(
+    pos: &Position,
+    mask: SquareSet,
+    checks: u32,
+    lost: i32,
+    budget: &mut Budget,
+) -> SquareSet {
+    let me = pos.side_to_move();
+    let mut won = SquareSet::EMPTY;
+    let mut moves = MoveList::new();
+    pos.generate_pseudo(me, &mut moves);
+    let mut replies = MoveList::new();
+    for &k in moves.iter() {
+        if mask.0 & !won.0 == 0 || !budget.spend() {
+            break;
+        }
+        let checked = pos.after(k);
+        if checked.is_king_attacked(me) || !checked.is_king_attacked(me.opponent()) {
+            continue;
+        }
+        checked.generate_legal(&mut replies);
+        if replies.is_empty() {
+            continue;
+        }
+        let mut common = SquareSet(mask.0 & !won.0 & !(1u128 << k.to().index()));
+        let lost_by = |r: Move| lost + checked.piece_at(r.to()).map_or(0, |p| given_value(p, r.to()));
+        // First the cheap question (can something be taken after every answer, directly or
+        // after further checks?), then the full judgement of those captures only.
+        for &r in replies.iter() {
+            let answered = checked.after(r);
+            let mapped = follow(common, r);
+            let lost_r = lost_by(r);
+            let mut may = capturable(&answered, mapped, lost_r);
+            if checks > 1 && mapped.0 & !may.0 != 0 {
+                may.0 |= capturable_through_checks(
+                    &answered,
+                    SquareSet(mapped.0 & !may.0),
+                    checks - 1,
+                    lost_r,
+                    budget,
+                )
+                .0;
+            }
+            common.0 &= unfollow(may, r).0;
             if common.is_empty() {
                 break;
             }
@@ -403,15 +524,25 @@ fn check_threats(pos: &Position, mask: SquareSet, budget: &mut Budget) -> Square
         }
         for &r in replies.iter() {
             let answered = checked.after(r);
-            let lost = checked.piece_at(r.to()).map_or(0, |p| value(p, r.to()));
-            let threats = direct_threats(&answered, None, common, false, budget);
-            let mut worth = SquareSet::EMPTY;
-            for sq in threats.chased.iter() {
-                if answered.piece_at(sq).is_some_and(|p| value(p, sq) > lost) {
-                    worth.insert(sq);
+            let lost_r = lost_by(r);
+            let mapped = follow(common, r);
+            let mut got = SquareSet::EMPTY;
+            let cheap = capturable(&answered, mapped, lost_r);
+            if !cheap.is_empty() {
+                let threats = direct_threats(&answered, None, cheap, false, budget);
+                for sq in threats.chased.iter() {
+                    if answered.piece_at(sq).is_some_and(|p| value(p, sq) > lost_r) {
+                        got.insert(sq);
+                    }
                 }
             }
-            common.0 &= worth.0;
+            if checks > 1 {
+                let rest = SquareSet(mapped.0 & !got.0);
+                if !rest.is_empty() {
+                    got.0 |= wins_through_checks(&answered, rest, checks - 1, lost_r, budget).0;
+                }
+            }
+            common.0 &= unfollow(got, r).0;
             if common.is_empty() {
                 break;
             }
@@ -596,10 +727,16 @@ pub(crate) fn classify(
             ..MoveInfo::plain(MoveClass::Idle)
         };
     }
-    MoveInfo {
-        detail: idle_kind(before, m, after, previous.map(|(p, _)| p)).map_or(Detail::None, Detail::Idle),
-        ..MoveInfo::plain(MoveClass::Idle)
+    let mut kind = idle_kind(before, m, after, previous.map(|(p, _)| p));
+    // An attack that would win a piece, were the piece not able to trade itself off first
+    // (`target_trades_off`), offers that exchange: 兑 (28.5 "可与同等子力互换"; 2020 figure
+    // 21, 车四退二: the rook attacks the horse, which can only trade itself for the red horse).
+    if !matches!(kind, Some(IdleKind::ExchangeOffer | IdleKind::Offer))
+        && !SquareSet(now.traded.0 & !now.chased.0).is_empty()
+    {
+        kind = Some(IdleKind::ExchangeOffer);
     }
+    MoveInfo { detail: kind.map_or(Detail::None, Detail::Idle), ..MoveInfo::plain(MoveClass::Idle) }
 }
 
 /// 27.3 (2020 edition 26.2): "occupying a defensive key point that makes a simple draw,

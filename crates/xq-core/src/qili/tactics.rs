@@ -28,6 +28,11 @@ pub const REPLY_MATE_CHECKS: u32 = 1;
 /// post, "is mated at once by a check or consecutive checks" has lost its freedom).
 pub const FALSE_ROOT_MATE_CHECKS: u32 = 2;
 
+/// Chase through checks (抽将, 29.1 "能够通过连续照将吃子"): the mover wins the target after
+/// at most this many consecutive checks, every answer searched, the target followed when an
+/// answer moves it (a block).
+pub const CHASE_CHECKS: u32 = 2;
+
 /// The longest exchange sequence on one square that is searched (captures, both sides).
 pub const MAX_EXCHANGE_CAPTURES: u32 = 10;
 
@@ -56,7 +61,7 @@ impl Budget {
 
     /// Spends one node; false when the budget is exhausted.
     #[inline]
-    fn spend(&mut self) -> bool {
+    pub(crate) fn spend(&mut self) -> bool {
         if self.left == 0 {
             return false;
         }

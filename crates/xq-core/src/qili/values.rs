@@ -30,6 +30,21 @@ pub fn value(piece: Piece, square: Square) -> i32 {
     }
 }
 
+/// The value of `piece` on `square` when its own side gives it up to win something else
+/// through checks (25.3: "过河兵(卒)价值浮动,一兵换取数子……不算得子" — a crossed pawn's value
+/// floats; a pawn given for pieces is no gain). A crossed pawn given up counts as a minor
+/// piece: sacrificing it to win a horse or a cannon wins nothing, to win a rook still
+/// wins. 2020 figure 24 (the seeds' 图十二): 车一进四 threatens 兵七平六+ 将5平4 车一平四,
+/// the horse for the pawn (idle); 车一退四 threatens 车一平五+ 车6平5 兵七平六+ 将5平4 车五进三,
+/// the rook for the pawn (a chase). Where a crossed pawn is won it keeps its value as a
+/// weak piece ([`value`]).
+pub fn given_value(piece: Piece, square: Square) -> i32 {
+    match piece.kind {
+        PieceKind::Pawn if !square.on_own_side(piece.color) => MINOR,
+        _ => value(piece, square),
+    }
+}
+
 /// Whether `piece` on `square` is a piece with value that can be chased (25.3): never the
 /// king, never a pawn that has not crossed the river.
 pub fn chaseable(piece: Piece, square: Square) -> bool {
