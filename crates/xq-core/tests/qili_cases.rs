@@ -93,7 +93,9 @@ fn every_rulebook_case_is_judged_as_the_book_does() {
             })
             .collect();
         let plain: Vec<&str> = all.moves.iter().map(|i| label(i.class, i.detail)).collect();
-        let labels_ok = case.labels.is_empty() || plain == case.labels;
+        // The labels may cover a prefix of the moves (figure 29 labels the six moves from
+        // 车一平二; its seventh move only closes the cycle).
+        let labels_ok = plain.len() >= case.labels.len() && plain[..case.labels.len()] == case.labels[..];
         moves_total += case.labels.len();
         moves_agreeing += case.labels.iter().zip(&plain).filter(|(a, b)| a == b).count();
         let cxa = try_judge(&case.positions, &case.moves, case.start, RuleSet::Cxa).expect("judgeable");

@@ -2,8 +2,8 @@
 //! 28, 29), with the chased pieces and how the chase works.
 
 use super::tactics::{
-    Budget, CHASE_CHECKS, CaptureVerdict, MATE_THREAT_CHECKS, MAX_EXCHANGE_CAPTURES, can_capture,
-    exchange_gain, judge_capture, judge_capture_with, mates_by_checks_except,
+    Budget, CHASE_CHECKS, CaptureVerdict, FALSE_ROOT_MATE_CHECKS, MATE_THREAT_CHECKS,
+    MAX_EXCHANGE_CAPTURES, can_capture, exchange_gain, judge_capture, judge_capture_with, mates_by_checks,
 };
 use super::values::{ROOK, chaseable, given_value, value};
 use super::{MoveClass, RuleSet};
@@ -238,7 +238,7 @@ fn direct_threats_with(
             continue;
         }
         let Some(attacker) = pos.piece_at(m.from()) else { continue };
-        let trades = target_may_trade && target_trades_off(pos, m, budget);
+        let mut trades = target_may_trade && target_trades_off(pos, m, false, budget);
         let verdict = if weigh_standing {
             judge_capture(pos, m, budget)
         } else {
@@ -247,6 +247,12 @@ fn direct_threats_with(
         if verdict == CaptureVerdict::NoGain {
             continue;
         }
+        // A joint win of a cannon also yields to a trade against a cannon facing it.
+        trades = trades
+            || (target_may_trade
+                && verdict == CaptureVerdict::WinsExchange
+                && target.kind == PieceKind::Cannon
+                && target_trades_off(pos, m, true, budget));
         if trades {
             if !matches!(attacker.kind, PieceKind::King | PieceKind::Pawn) {
                 t.traded.insert(m.to());
@@ -311,18 +317,52 @@ fn uncovers_check(pos: &Position, capture: Move) -> bool {
 }
 
 /// Whether the target of `capture` can first trade itself off (兑): it can take the
-/// capturer, or another piece of its own kind standing face to face with it (not a cannon:
-/// cannons attack through a screen, never face to face), without losing material. Then
-/// the attack is an exchange offer or an offer, not a chase. When the trade would cost the
-/// target's side material (a rook taking a protected horse) the chase stands: a chase that
-/// also offers an exchange is a chase.
-fn target_trades_off(pos: &Position, capture: Move, budget: &mut Budget) -> bool {
-    trades_off(pos, capture.to(), Some(capture.from()), budget)
+/// capturer, or another piece of its own kind standing face to face with it, without
+/// losing material and without being mated at once. Then the attack is an exchange offer
+/// or an offer, not a chase. When the trade would cost the target's side material (a rook
+/// taking a protected horse) the chase stands: a chase that also offers an exchange is a
+/// chase.
+///
+/// Two cannons "face" each other through a single screen. `joint` says whether the
+/// capture wins only through the exchange on the square (several attackers, 少根): a
+/// cannon trade then dissolves the attack the enemy cannon takes part in, and the move is
+/// an exchange offer (reference figure 4: 马1进3 becomes the screen between the cannons, so
+/// that the black cannon joins the rook against the protected red cannon: 兑). A single
+/// piece's win of a cannon stays a chase however the cannons face (figure 11: 车2平1 and
+/// reference figure 43: 车八平五, a rook stepping between two cannons onto an unprotected
+/// one).
+fn target_trades_off(pos: &Position, capture: Move, joint: bool, budget: &mut Budget) -> bool {
+    trades_off(pos, capture.to(), Some(capture.from()), joint, budget)
+}
+
+/// The points of the enemy pieces that the piece on `from` attacks and that could first
+/// trade themselves off against it ([`target_trades_off`]), as a bit mask.
+fn exchange_partners(pos: &Position, from: Square, budget: &mut Budget) -> u128 {
+    let Some(piece) = pos.piece_at(from) else { return 0 };
+    let mut moves = MoveList::new();
+    pos.generate_pseudo_from(from, piece, &mut moves);
+    let mut mask = 0u128;
+    for &c in moves.iter() {
+        if pos.piece_at(c.to()).is_some_and(|p| p.color != piece.color)
+            && pos.pseudo_move_is_legal(c)
+            && target_trades_off(pos, c, false, budget)
+        {
+            mask |= 1u128 << c.to().index();
+        }
+    }
+    mask
 }
 
 /// Whether the piece on `target` can trade itself off (see [`target_trades_off`]) against
-/// the piece on `capturer`, or against any enemy piece of its kind face to face with it.
-fn trades_off(pos: &Position, target_square: Square, capturer: Option<Square>, budget: &mut Budget) -> bool {
+/// the piece on `capturer`, or against any enemy piece of its kind face to face with it
+/// (cannons: only when `joint`).
+fn trades_off(
+    pos: &Position,
+    target_square: Square,
+    capturer: Option<Square>,
+    joint: bool,
+    budget: &mut Budget,
+) -> bool {
     let Some(target) = pos.piece_at(target_square) else { return false };
     let them = pos.with_side_to_move(target.color);
     let mut moves = MoveList::new();
@@ -334,13 +374,23 @@ fn trades_off(pos: &Position, target_square: Square, capturer: Option<Square>, b
         }
         if Some(back.to()) != capturer {
             // Another attacker of the same kind: only pieces that meet face to face.
+            // Cannons meet only through a screen; such a trade dissolves a joint win that
+            // the cannon takes part in, not a single piece's win (see the function's doc).
             let mover = pos.with_side_to_move(victim.color);
-            if target.kind == PieceKind::Cannon || !mover.is_legal(Move::new(back.to(), target_square)) {
+            if (target.kind == PieceKind::Cannon && !joint)
+                || !mover.is_legal(Move::new(back.to(), target_square))
+            {
                 return false;
             }
         }
         let next = them.after(back);
+        // 28.5 / 000 term 3 (兑): the side taking the offered piece must neither lose material
+        // nor be mated at once ("既不能立即被将死"; at once = by consecutive checks, as in
+        // 000 term 13). Figure 29's variant: after 车五平二, 车8进6 (taking the rook on h3)
+        // allows 车一进六 check, 车8退6 the only block, 车一平二 mate; so the trade is no
+        // way out and red's mate threat stands (draw).
         value(victim, back.to()) - exchange_gain(&next, back.to(), MAX_EXCHANGE_CAPTURES, budget) >= 0
+            && !mates_by_checks(&next, FALSE_ROOT_MATE_CHECKS, budget)
     })
 }
 
@@ -566,7 +616,7 @@ fn threats(pos: &Position, mover_square: Option<Square>, mask: SquareSet, budget
     // file until its check opens it) no trade is possible and the win through the check
     // is a chase.
     for sq in by_checks.iter() {
-        if !t.chased.contains(sq) && trades_off(pos, sq, None, budget) {
+        if !t.chased.contains(sq) && trades_off(pos, sq, None, false, budget) {
             by_checks.0 &= !(1u128 << sq.index());
         }
     }
@@ -628,14 +678,21 @@ pub(crate) fn classify(
         // Under both rule sets: the labels are the book's (see `existed_before`).
         return MoveInfo { detail: Detail::Idle(IdleKind::AnswersCheck), ..MoveInfo::plain(MoveClass::Idle) };
     }
-    // A mate that starts by taking a piece which could first trade itself off against the
+    // A mate that rests on taking a piece which could first trade itself off against the
     // moved piece is an exchange offer (兑), not a mate threat: the opponent, to move,
-    // simply exchanges.
-    let trades = |first: Move| first.from() == m.to() && target_trades_off(&again, first, &mut Budget::new());
-    if mates_by_checks_except(&again, MATE_THREAT_CHECKS, &mut budget, trades) {
+    // simply exchanges, and the piece the mate needed is gone (book figure 29: 车一平二
+    // faces the black rook; red's mates, 车二进六 at once or after 兵四平五, all take that
+    // rook).
+    // The same holds for every threat of the move: a false protection (假根) that rests on
+    // a mate taking that piece protects after all (figure 29: 兵四平五 wins the advisor only
+    // because its recapture would allow 车二进六 mate).
+    let offered = exchange_partners(&again, m.to(), &mut budget);
+    budget.trading_off(me, offered);
+    if mates_by_checks(&again, MATE_THREAT_CHECKS, &mut budget) {
         return MoveInfo::plain(MoveClass::MateThreat);
     }
     let now = threats(&again, Some(m.to()), SquareSet(u128::MAX), &mut budget);
+    budget.trading_off(me, 0);
     // Only the pieces threatened now matter for whether a threat is new.
     let relevant = SquareSet(now.chased.0 | now.pawn_only.0 | now.king_only.0);
     let then = match existed_before(before, previous, answering_check) {

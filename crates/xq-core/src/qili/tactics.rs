@@ -8,7 +8,7 @@
 use super::values::value;
 use crate::movelist::MoveList;
 use crate::position::Position;
-use crate::types::{Move, PieceKind, Square};
+use crate::types::{Color, Move, PieceKind, Square};
 
 /// Mate threat (28.2): the mover, moving again, mates with at most this many consecutive
 /// checks of its own (the opponent's replies in between are searched in full, so this is
@@ -41,10 +41,14 @@ pub const MAX_EXCHANGE_CAPTURES: u32 = 10;
 /// more leniently. The rulebook's cases use well under a tenth of it.
 pub const NODE_BUDGET: u32 = 200_000;
 
-/// A node counter shared by the searches of one classification.
+/// A node counter shared by the searches of one classification, and the pieces those
+/// searches may not count on capturing in a mating line (see [`Budget::trading_off`]).
 #[derive(Debug)]
 pub struct Budget {
     left: u32,
+    /// Points of enemy pieces that the side `mater` may not capture in a mating line.
+    traded: u128,
+    mater: Option<Color>,
 }
 
 impl Default for Budget {
@@ -56,7 +60,16 @@ impl Default for Budget {
 impl Budget {
     /// A fresh budget of [`NODE_BUDGET`] nodes.
     pub fn new() -> Budget {
-        Budget { left: NODE_BUDGET }
+        Budget { left: NODE_BUDGET, traded: 0, mater: None }
+    }
+
+    /// From now on, mates of `mater` ([`mates_by_checks`]) may not rest on capturing the
+    /// enemy pieces standing on the points of `traded` (bit `i` = the point with index `i`):
+    /// those pieces can first trade themselves off (兑), so no threat can count on taking
+    /// them. `traded == 0` ends it.
+    pub fn trading_off(&mut self, mater: Color, traded: u128) {
+        self.traded = traded;
+        self.mater = (traded != 0).then_some(mater);
     }
 
     /// Spends one node; false when the budget is exhausted.
@@ -72,17 +85,18 @@ impl Budget {
 
 /// Whether the side to move mates with a sequence of at most `checks` consecutive checks
 /// (every move of the mating side checks; the defender may answer anything legal).
+///
+/// Mates of the side named in [`Budget::trading_off`] avoid capturing the pieces named there.
 pub fn mates_by_checks(pos: &Position, checks: u32, budget: &mut Budget) -> bool {
-    mates_by_checks_except(pos, checks, budget, |_| false)
+    let avoid = if budget.mater == Some(pos.side_to_move()) { budget.traded } else { 0 };
+    mates_by_checks_avoiding(pos, checks, budget, avoid)
 }
 
-/// [`mates_by_checks`] where the first check may not be one of the moves `skip` names.
-pub fn mates_by_checks_except(
-    pos: &Position,
-    checks: u32,
-    budget: &mut Budget,
-    skip: impl Fn(Move) -> bool,
-) -> bool {
+/// [`mates_by_checks`] where the mating side never captures a piece standing on one of the
+/// points of `avoid` (bit `i` = the point with index `i`), at any check of the sequence:
+/// the mate must not rest on taking those pieces. A piece that has moved off its point (a
+/// defender interposing) may be taken where it stands.
+pub fn mates_by_checks_avoiding(pos: &Position, checks: u32, budget: &mut Budget, avoid: u128) -> bool {
     if checks == 0 {
         return false;
     }
@@ -96,14 +110,17 @@ pub fn mates_by_checks_except(
             // The move changes no square the king's safety depends on: it cannot check.
             continue;
         }
+        if (avoid >> m.to().index()) & 1 == 1 && pos.piece_at(m.to()).is_some() {
+            continue;
+        }
         if !budget.spend() {
             return false;
         }
         let next = pos.after(m);
-        if !next.is_king_attacked(me.opponent()) || next.is_king_attacked(me) || skip(m) {
+        if !next.is_king_attacked(me.opponent()) || next.is_king_attacked(me) {
             continue;
         }
-        if every_reply_is_mated(&next, checks - 1, budget) {
+        if every_reply_is_mated(&next, checks - 1, budget, avoid) {
             return true;
         }
     }
@@ -124,7 +141,7 @@ fn can_bear_on(king: Square, square: Square) -> bool {
 
 /// The side to move is in check: whether every legal reply still loses to further checks
 /// (or there is no legal reply at all).
-fn every_reply_is_mated(pos: &Position, checks: u32, budget: &mut Budget) -> bool {
+fn every_reply_is_mated(pos: &Position, checks: u32, budget: &mut Budget, avoid: u128) -> bool {
     // Legality is tested reply by reply, so the search stops at the first escape (with no
     // check left, at the first legal reply) instead of generating every legal reply first.
     let mut replies = MoveList::new();
@@ -133,7 +150,8 @@ fn every_reply_is_mated(pos: &Position, checks: u32, budget: &mut Budget) -> boo
         if !pos.pseudo_move_is_legal(r) {
             continue;
         }
-        if checks == 0 || !(budget.spend() && mates_by_checks(&pos.after(r), checks, budget)) {
+        if checks == 0 || !(budget.spend() && mates_by_checks_avoiding(&pos.after(r), checks, budget, avoid))
+        {
             return false;
         }
     }
@@ -512,7 +530,7 @@ mod tests {
                 }
                 for checks in 0..2 {
                     let expected = every_reply_is_mated_by_definition(&pos, checks, &mut Budget::new());
-                    let got = every_reply_is_mated(&pos, checks, &mut Budget::new());
+                    let got = every_reply_is_mated(&pos, checks, &mut Budget::new(), 0);
                     assert_eq!(got, expected, "{} with {checks} checks", pos.fen());
                 }
                 seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
