@@ -3,7 +3,7 @@
 
 use super::tactics::{
     Budget, CHASE_CHECKS, CaptureVerdict, FALSE_ROOT_MATE_CHECKS, MATE_THREAT_CHECKS,
-    MAX_EXCHANGE_CAPTURES, can_capture, exchange_gain, judge_capture, judge_capture_with, mates_by_checks,
+    MAX_EXCHANGE_CAPTURES, can_capture, exchange_gain, judge_capture_with, mates_by_checks, Standing,
 };
 use super::values::{ROOK, chaseable, given_value, value};
 use super::{MoveClass, RuleSet};
@@ -209,17 +209,17 @@ fn direct_threats(
     target_may_trade: bool,
     budget: &mut Budget,
 ) -> Threats {
-    direct_threats_with(pos, mover_square, mask, target_may_trade, true, budget)
+    direct_threats_with(pos, mover_square, mask, target_may_trade, Standing::BeforeCapture, budget)
 }
 
-/// [`direct_threats`]; without `weigh_standing`, a capture counts even when a piece of the
-/// mover's hangs and the opponent would take it in answer (see [`judge_capture_with`]).
+/// [`direct_threats`], with the answers that stood before each capture weighed as
+/// `standing` says ([`judge_capture_with`]).
 fn direct_threats_with(
     pos: &Position,
     mover_square: Option<Square>,
     mask: SquareSet,
     target_may_trade: bool,
-    weigh_standing: bool,
+    standing: Standing<'_>,
     budget: &mut Budget,
 ) -> Threats {
     let me = pos.side_to_move();
@@ -239,11 +239,7 @@ fn direct_threats_with(
         }
         let Some(attacker) = pos.piece_at(m.from()) else { continue };
         let mut trades = target_may_trade && target_trades_off(pos, m, false, budget);
-        let verdict = if weigh_standing {
-            judge_capture(pos, m, budget)
-        } else {
-            judge_capture_with(pos, m, false, budget)
-        };
+        let verdict = judge_capture_with(pos, m, standing, budget);
         if verdict == CaptureVerdict::NoGain {
             continue;
         }
@@ -438,7 +434,7 @@ fn check_threats(pos: &Position, mask: SquareSet, budget: &mut Budget) -> Square
             pieces.insert(sq);
         }
     }
-    wins_through_checks(pos, pieces, CHASE_CHECKS, 0, budget)
+    wins_through_checks(pos, pos, pieces, CHASE_CHECKS, 0, budget)
 }
 
 /// `set` with the piece the answer `r` moved followed to its new square.
@@ -520,8 +516,11 @@ fn capturable_through_checks(
 /// check after which, whatever the answer, it wins the piece directly, or (with `checks`
 /// above one) through further checks. A piece that an answer moves (a block) is followed
 /// to its new square. `lost` is what the opponent's answers have already taken; a crossed
-/// pawn they take is valued at its upper floating value ([`given_value`]).
+/// pawn they take is valued at its upper floating value ([`given_value`]). `root` is the
+/// position the line of checks started from: the final capture's standing answers are
+/// weighed against it ([`Standing::Since`]).
 fn wins_through_checks(
+    root: &Position,
     pos: &Position,
     mask: SquareSet,
     checks: u32,
@@ -579,7 +578,7 @@ fn wins_through_checks(
             let mut got = SquareSet::EMPTY;
             let cheap = capturable(&answered, mapped, lost_r);
             if !cheap.is_empty() {
-                let threats = direct_threats(&answered, None, cheap, false, budget);
+                let threats = direct_threats_with(&answered, None, cheap, false, Standing::Since(root), budget);
                 for sq in threats.chased.iter() {
                     if answered.piece_at(sq).is_some_and(|p| value(p, sq) > lost_r) {
                         got.insert(sq);
@@ -589,7 +588,7 @@ fn wins_through_checks(
             if checks > 1 {
                 let rest = SquareSet(mapped.0 & !got.0);
                 if !rest.is_empty() {
-                    got.0 |= wins_through_checks(&answered, rest, checks - 1, lost_r, budget).0;
+                    got.0 |= wins_through_checks(root, &answered, rest, checks - 1, lost_r, budget).0;
                 }
             }
             common.0 &= unfollow(got, r).0;
@@ -873,7 +872,7 @@ fn given_by_the_opponent(
     if targets.is_empty() {
         return SquareSet::EMPTY;
     }
-    let naive = direct_threats_with(before, None, targets, true, false, budget).chased;
+    let naive = direct_threats_with(before, None, targets, true, Standing::Ignored, budget).chased;
     if naive.is_empty() {
         return SquareSet::EMPTY;
     }

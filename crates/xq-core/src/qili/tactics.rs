@@ -232,13 +232,15 @@ pub enum CaptureVerdict {
 /// shielding), `.1` the best of those that are elsewhere than on the capture square and
 /// that the capturing piece itself made possible by leaving its square (26.5's shapes, see
 /// [`chaser_made_possible`]), `.2` the best answer that already won as much in `earlier` (a
-/// piece of the capturer's that was hanging anyway). Without `earlier` every answer is in
-/// `.0`.
+/// piece of the capturer's that was hanging anyway; `standing_base`, when given, replaces
+/// `earlier` for this test). Without `earlier` every answer is in `.0`.
+#[allow(clippy::too_many_arguments)]
 pub fn best_capture_gain(
     pos: &Position,
     skip_mating: bool,
     recapture_square: Option<Square>,
     earlier: Option<(&Position, Square)>,
+    standing_base: Option<&Position>,
     weigh_overload: bool,
     recaptured: &mut bool,
     budget: &mut Budget,
@@ -269,8 +271,8 @@ pub fn best_capture_gain(
         let gain = value(victim, r.to()) - back;
         if Some(r.to()) == recapture_square {
             *recaptured = true;
-        } else if let Some((earlier, _)) = earlier
-            && gain <= capture_gain(earlier, r, budget)
+        } else if let Some(base) = standing_base.or(earlier.map(|(e, _)| e))
+            && gain <= capture_gain(base, r, budget)
         {
             standing = standing.max(gain);
             continue;
@@ -349,18 +351,35 @@ fn capture_gain(pos: &Position, r: Move, budget: &mut Budget) -> i32 {
 /// the capture count too, so a capture that leaves another piece hanging is no gain: the
 /// rulebook asks whether the capture itself wins material.
 pub fn judge_capture(pos: &Position, capture: Move, budget: &mut Budget) -> CaptureVerdict {
-    judge_capture_with(pos, capture, true, budget)
+    judge_capture_with(pos, capture, Standing::BeforeCapture, budget)
 }
 
-/// [`judge_capture`]; without `weigh_standing` the answers that already stood before the
-/// capture (a piece of the capturer's that hangs anyway) are not weighed: whether the
-/// capture would win were the capturer's side not under a threat of its own.
+/// How [`judge_capture_with`] weighs the opponent's answers that won as much before the
+/// capture as after it (a piece of the capturer's that hangs anyway).
+#[derive(Clone, Copy, Debug)]
+pub enum Standing<'a> {
+    /// Against the position before the capture: a piece hanging anyway is weighed apart
+    /// (against it the capture need only break even).
+    BeforeCapture,
+    /// Against an earlier position, the capturer's side to move there: the capture ends a
+    /// line of checks from that position, and a win through checks is one combination
+    /// (29.1), so what the checks themselves left hanging is a full cost of it (reference
+    /// figure 33: 士5退4 uncovers a cannon check that wins the advisor on d2, but the
+    /// advisor's move unguards f7, which the red pawn then takes: an even trade, idle).
+    Since(&'a Position),
+    /// Not weighed: whether the capture would win were the capturer's side not under a
+    /// threat of its own.
+    Ignored,
+}
+
+/// [`judge_capture`], with the standing answers weighed as `standing` says.
 pub fn judge_capture_with(
     pos: &Position,
     capture: Move,
-    weigh_standing: bool,
+    standing: Standing<'_>,
     budget: &mut Budget,
 ) -> CaptureVerdict {
+    let weigh_standing = !matches!(standing, Standing::Ignored);
     let to = capture.to();
     let (Some(attacker), Some(target)) = (pos.piece_at(capture.from()), pos.piece_at(to)) else {
         return CaptureVerdict::NoGain;
@@ -373,6 +392,10 @@ pub fn judge_capture_with(
     }
     let mut recaptured = false;
     let earlier = pos.with_side_to_move(target.color);
+    let since = match standing {
+        Standing::Since(root) => Some(root.with_side_to_move(target.color)),
+        Standing::BeforeCapture | Standing::Ignored => None,
+    };
     // An overloaded defender is weighed only when no pawn takes part: a crossed pawn's
     // value floats (25.3), so no gain computed through one is a gain.
     let overload = target.kind != PieceKind::Pawn && attacker.kind != PieceKind::Pawn;
@@ -381,6 +404,7 @@ pub fn judge_capture_with(
         true,
         Some(to),
         Some((&earlier, capture.from())),
+        since.as_ref(),
         overload,
         &mut recaptured,
         budget,
