@@ -755,6 +755,19 @@ pub(crate) fn classify(
             let stood = threats(before, None, new, &mut budget);
             new.0 & !stood.chased.0 == 0
         };
+        // 29.2 (从捉到捉, the seeds' case 6) as the 2020 book still applies it: a chase of
+        // protected pieces only (joint or by exchange, 少根) that stood before the move and
+        // owes nothing to the moved piece (it stands without it) is not made by this move:
+        // idle (reference figure 37: the cannon fleeing the rook while rook and cannon keep
+        // their joint attack on the horse). Continuing chases of unprotected pieces (figure
+        // 3, reference 28, 39) and joint chases the moved piece takes part in (figure 27)
+        // stay chases.
+        if continuing
+            && new.0 & !(now.joint.0 | now.by_exchange.0) == 0
+            && moved_piece_irrelevant(&again, m.to(), new, &mut budget)
+        {
+            return MoveInfo::plain(MoveClass::Idle);
+        }
         return MoveInfo {
             class: MoveClass::Chase,
             detail: Detail::Chase(how),
@@ -793,6 +806,17 @@ pub(crate) fn classify(
         kind = Some(IdleKind::ExchangeOffer);
     }
     MoveInfo { detail: kind.map_or(Detail::None, Detail::Idle), ..MoveInfo::plain(MoveClass::Idle) }
+}
+
+/// Whether every piece of `targets` is still won in `again` (the mover to move) with the
+/// piece on `moved` taken off the board: the chase does not depend on the moved piece.
+fn moved_piece_irrelevant(again: &Position, moved: Square, targets: SquareSet, budget: &mut Budget) -> bool {
+    let mut setup = again.to_setup();
+    setup.remove(moved);
+    Position::from_setup(&setup).is_ok_and(|without| {
+        let t = threats(&without, None, targets, budget);
+        targets.0 & !t.chased.0 == 0
+    })
 }
 
 /// 27.3 (2020 edition 26.2): "occupying a defensive key point that makes a simple draw,
