@@ -113,6 +113,11 @@ pub struct Position {
     side: Color,
     kings: [u8; 2],
     hash: u64,
+    /// Occupancy kept with the board, by file (bit `r`: rank `r` occupied) and by rank (bit
+    /// `f`: file `f` occupied), so that the first and second pieces along a line (rook,
+    /// cannon and king attacks) are a bit scan instead of a walk.
+    files: [u16; 9],
+    ranks: [u16; 10],
 }
 
 impl std::fmt::Debug for Position {
@@ -177,8 +182,10 @@ impl Position {
                 }
             }
         }
-        let mut pos = Position { board, side: setup.side_to_move, kings, hash: 0 };
+        let mut pos =
+            Position { board, side: setup.side_to_move, kings, hash: 0, files: [0; 9], ranks: [0; 10] };
         pos.hash = pos.compute_hash();
+        pos.compute_occupancy();
         if pos.kings_facing() {
             return Err(PositionError::KingsFacing);
         }
@@ -245,6 +252,60 @@ impl Position {
         self.board.iter().filter(|&&c| c == code).count()
     }
 
+    fn compute_occupancy(&mut self) {
+        self.files = [0; 9];
+        self.ranks = [0; 10];
+        for (i, &c) in self.board.iter().enumerate() {
+            if c != 0 {
+                self.files[i % 9] |= 1 << (i / 9);
+                self.ranks[i / 9] |= 1 << (i % 9);
+            }
+        }
+    }
+
+    #[inline]
+    fn occupy(&mut self, i: usize) {
+        self.files[i % 9] |= 1 << (i / 9);
+        self.ranks[i / 9] |= 1 << (i % 9);
+    }
+
+    #[inline]
+    fn vacate(&mut self, i: usize) {
+        self.files[i % 9] &= !(1 << (i / 9));
+        self.ranks[i / 9] &= !(1 << (i % 9));
+    }
+
+    /// The first and second occupied points from `s` (exclusive) in direction `dir` of
+    /// [`RAYS`], as board indices.
+    #[inline]
+    fn line_pieces(&self, s: usize, dir: usize) -> (Option<usize>, Option<usize>) {
+        let (f, r) = (s % 9, s / 9);
+        // Bits of the line beyond `s`, and how a bit maps back to a point.
+        let (bits, up, to_index): (u32, bool, fn(usize, usize, u32) -> usize) = match dir {
+            NORTH => (u32::from(self.files[f]) >> (r + 1), true, |f, r, b| (r + 1 + b as usize) * 9 + f),
+            SOUTH => (u32::from(self.files[f]) & ((1 << r) - 1), false, |f, _, b| b as usize * 9 + f),
+            EAST => (u32::from(self.ranks[r]) >> (f + 1), true, |f, r, b| r * 9 + f + 1 + b as usize),
+            _ => (u32::from(self.ranks[r]) & ((1 << f) - 1), false, |_, r, b| r * 9 + b as usize),
+        };
+        if bits == 0 {
+            return (None, None);
+        }
+        let (first, rest) = if up {
+            (bits.trailing_zeros(), bits & (bits - 1))
+        } else {
+            let top = 31 - bits.leading_zeros();
+            (top, bits & !(1 << top))
+        };
+        let second = if rest == 0 {
+            None
+        } else if up {
+            Some(rest.trailing_zeros())
+        } else {
+            Some(31 - rest.leading_zeros())
+        };
+        (Some(to_index(f, r, first)), second.map(|b| to_index(f, r, b)))
+    }
+
     fn compute_hash(&self) -> u64 {
         let mut h = if self.side == Color::Black { BLACK_TO_MOVE } else { 0 };
         for (i, &c) in self.board.iter().enumerate() {
@@ -295,24 +356,13 @@ impl Position {
         let cannon = Piece::new(enemy, PieceKind::Cannon).code();
         let king = Piece::new(enemy, PieceKind::King).code();
         for dir in [NORTH, SOUTH, EAST, WEST] {
-            let ray = &RAYS[k][dir];
-            let mut i = 0;
-            let n = ray.len as usize;
-            while i < n && self.board[ray.to[i] as usize] == 0 {
-                i += 1;
-            }
-            if i == n {
-                continue;
-            }
-            let first = self.board[ray.to[i] as usize];
+            let (first, second) = self.line_pieces(k, dir);
+            let Some(first) = first else { continue };
+            let first = self.board[first];
             if first == rook || (first == king && dir <= SOUTH) {
                 return true;
             }
-            i += 1;
-            while i < n && self.board[ray.to[i] as usize] == 0 {
-                i += 1;
-            }
-            if i < n && self.board[ray.to[i] as usize] == cannon {
+            if second.is_some_and(|s| self.board[s] == cannon) {
                 return true;
             }
         }
@@ -542,6 +592,40 @@ impl Position {
         }
     }
 
+    /// The moves of [`Position::generate_pseudo`] for `color` that land on `to`: the
+    /// pseudo-legal captures of (or moves onto) one point. Pieces that cannot reach `to` by
+    /// their geometry are skipped without generating their moves, which is what makes the
+    /// exchange searches of the 棋例 judge cheap.
+    pub fn generate_pseudo_to(&self, color: Color, to: Square, out: &mut MoveList) {
+        let first = Piece::new(color, PieceKind::King).code();
+        let (tf, tr) = (to.file() as i32, to.rank() as i32);
+        let mut own = MoveList::new();
+        for s in 0..90 {
+            let Some(kind) = PieceKind::from_index(self.board[s].wrapping_sub(first) as usize) else {
+                continue;
+            };
+            let from = Square::from_index_unchecked(s as u8);
+            let (df, dr) = ((from.file() as i32 - tf).abs(), (from.rank() as i32 - tr).abs());
+            let reachable = match kind {
+                PieceKind::King | PieceKind::Pawn => df + dr == 1,
+                PieceKind::Advisor => df == 1 && dr == 1,
+                PieceKind::Elephant => df == 2 && dr == 2,
+                PieceKind::Horse => (df == 1 && dr == 2) || (df == 2 && dr == 1),
+                PieceKind::Rook | PieceKind::Cannon => (df == 0) != (dr == 0),
+            };
+            if !reachable {
+                continue;
+            }
+            own.clear();
+            self.generate_pseudo_from(from, Piece::new(color, kind), &mut own);
+            for &m in own.iter() {
+                if m.to() == to {
+                    out.push(m);
+                }
+            }
+        }
+    }
+
     /// The pseudo-legal moves of the piece `p` standing on `from`.
     pub fn generate_pseudo_from(&self, from: Square, p: Piece, out: &mut MoveList) {
         let s = from.index();
@@ -654,6 +738,8 @@ impl Position {
         self.hash = h;
         self.board[t] = piece;
         self.board[f] = 0;
+        self.vacate(f);
+        self.occupy(t);
         if piece == 1 || piece == 8 {
             self.kings[self.side.index()] = t as u8;
         }
@@ -669,6 +755,10 @@ impl Position {
         let piece = self.board[t];
         self.board[f] = piece;
         self.board[t] = undo.captured;
+        self.occupy(f);
+        if undo.captured == 0 {
+            self.vacate(t);
+        }
         if piece == 1 || piece == 8 {
             self.kings[self.side.index()] = f as u8;
         }
@@ -704,6 +794,7 @@ impl Position {
             p.kings[c] = Square::from_index_unchecked(self.kings[c]).mirror().index() as u8;
         }
         p.hash = p.compute_hash();
+        p.compute_occupancy();
         p
     }
 }

@@ -2,8 +2,8 @@
 //! 28, 29), with the chased pieces and how the chase works.
 
 use super::tactics::{
-    Budget, CHASE_CHECKS, CaptureVerdict, FALSE_ROOT_MATE_CHECKS, MATE_THREAT_CHECKS,
-    MAX_EXCHANGE_CAPTURES, can_capture, exchange_gain, judge_capture_with, mates_by_checks, Standing,
+    Budget, CHASE_CHECKS, CaptureVerdict, FALSE_ROOT_MATE_CHECKS, MATE_THREAT_CHECKS, MAX_EXCHANGE_CAPTURES,
+    Standing, can_capture, checking_move, exchange_gain, judge_capture_with, mates_by_checks,
 };
 use super::values::{ROOK, chaseable, given_value, value};
 use super::{MoveClass, RuleSet};
@@ -475,12 +475,12 @@ fn capturable_through_checks(
     pos.generate_pseudo(me, &mut moves);
     let mut replies = MoveList::new();
     for &k in moves.iter() {
-        if mask.0 & !found.0 == 0 || !budget.spend() {
+        if mask.0 & !found.0 == 0 {
             break;
         }
-        let checked = pos.after(k);
-        if checked.is_king_attacked(me) || !checked.is_king_attacked(me.opponent()) {
-            continue;
+        let Some(checked) = checking_move(pos, k) else { continue };
+        if !budget.spend() {
+            break;
         }
         checked.generate_legal(&mut replies);
         if replies.is_empty() {
@@ -533,12 +533,12 @@ fn wins_through_checks(
     pos.generate_pseudo(me, &mut moves);
     let mut replies = MoveList::new();
     for &k in moves.iter() {
-        if mask.0 & !won.0 == 0 || !budget.spend() {
+        if mask.0 & !won.0 == 0 {
             break;
         }
-        let checked = pos.after(k);
-        if checked.is_king_attacked(me) || !checked.is_king_attacked(me.opponent()) {
-            continue;
+        let Some(checked) = checking_move(pos, k) else { continue };
+        if !budget.spend() {
+            break;
         }
         checked.generate_legal(&mut replies);
         if replies.is_empty() {
@@ -578,7 +578,8 @@ fn wins_through_checks(
             let mut got = SquareSet::EMPTY;
             let cheap = capturable(&answered, mapped, lost_r);
             if !cheap.is_empty() {
-                let threats = direct_threats_with(&answered, None, cheap, false, Standing::Since(root), budget);
+                let threats =
+                    direct_threats_with(&answered, None, cheap, false, Standing::Since(root), budget);
                 for sq in threats.chased.iter() {
                     if answered.piece_at(sq).is_some_and(|p| value(p, sq) > lost_r) {
                         got.insert(sq);

@@ -49,6 +49,52 @@ pub struct Budget {
     /// Points of enemy pieces that the side `mater` may not capture in a mating line.
     traded: u128,
     mater: Option<Color>,
+    /// Answers of [`mates_by_checks_avoiding`] already computed in this classification: its
+    /// searches ask the same question of the same position many times (every capture is
+    /// tested for walking into mate, every recapture for allowing one).
+    mates: MateCache,
+}
+
+/// A direct-mapped cache of mate-search answers, keyed by position hash, depth and the
+/// points to avoid; a fixed array, so that a classification allocates nothing.
+struct MateCache {
+    keys: [u64; MATE_CACHE_SIZE],
+    mated: [bool; MATE_CACHE_SIZE],
+}
+
+const MATE_CACHE_SIZE: usize = 256;
+
+impl std::fmt::Debug for MateCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let used = self.keys.iter().filter(|&&k| k != 0).count();
+        write!(f, "MateCache({used} of {MATE_CACHE_SIZE} entries)")
+    }
+}
+
+impl MateCache {
+    const fn new() -> MateCache {
+        MateCache { keys: [0; MATE_CACHE_SIZE], mated: [false; MATE_CACHE_SIZE] }
+    }
+
+    /// The key of a query; never 0, the mark of an empty entry.
+    fn key(pos: &Position, checks: u32, avoid: u128) -> u64 {
+        let folded = (avoid as u64) ^ ((avoid >> 64) as u64).rotate_left(29);
+        let mixed = pos.hash()
+            ^ folded.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            ^ u64::from(checks).wrapping_mul(0xd6e8_feb8_6659_fd93);
+        mixed | 1
+    }
+
+    fn get(&self, key: u64) -> Option<bool> {
+        let slot = (key >> 7) as usize % MATE_CACHE_SIZE;
+        (self.keys[slot] == key).then_some(self.mated[slot])
+    }
+
+    fn put(&mut self, key: u64, mated: bool) {
+        let slot = (key >> 7) as usize % MATE_CACHE_SIZE;
+        self.keys[slot] = key;
+        self.mated[slot] = mated;
+    }
 }
 
 impl Default for Budget {
@@ -60,7 +106,7 @@ impl Default for Budget {
 impl Budget {
     /// A fresh budget of [`NODE_BUDGET`] nodes.
     pub fn new() -> Budget {
-        Budget { left: NODE_BUDGET, traded: 0, mater: None }
+        Budget { left: NODE_BUDGET, traded: 0, mater: None, mates: MateCache::new() }
     }
 
     /// From now on, mates of `mater` ([`mates_by_checks`]) may not rest on capturing the
@@ -100,6 +146,17 @@ pub fn mates_by_checks_avoiding(pos: &Position, checks: u32, budget: &mut Budget
     if checks == 0 {
         return false;
     }
+    let key = MateCache::key(pos, checks, avoid);
+    if let Some(mated) = budget.mates.get(key) {
+        return mated;
+    }
+    let mated = search_mate_by_checks(pos, checks, budget, avoid);
+    budget.mates.put(key, mated);
+    mated
+}
+
+/// [`mates_by_checks_avoiding`] without the cache.
+fn search_mate_by_checks(pos: &Position, checks: u32, budget: &mut Budget, avoid: u128) -> bool {
     let me = pos.side_to_move();
     let mut moves = MoveList::new();
     pos.generate_pseudo(me, &mut moves);
@@ -139,14 +196,34 @@ fn can_bear_on(king: Square, square: Square) -> bool {
         || (king.file().abs_diff(square.file()) <= 2 && king.rank().abs_diff(square.rank()) <= 2)
 }
 
+/// The position after `m` (a pseudo-legal move of the side to move) when `m` is legal and
+/// gives check; `None` otherwise. A move that touches no square bearing on the enemy king
+/// ([`can_bear_on`]) is rejected without being made: the searches through checks try
+/// every move of a side, and most of them cannot check.
+#[inline]
+pub(crate) fn checking_move(pos: &Position, m: Move) -> Option<Position> {
+    let me = pos.side_to_move();
+    let king = pos.king_square(me.opponent());
+    if !can_bear_on(king, m.from()) && !can_bear_on(king, m.to()) {
+        return None;
+    }
+    let next = pos.after(m);
+    (next.is_king_attacked(me.opponent()) && !next.is_king_attacked(me)).then_some(next)
+}
+
 /// The side to move is in check: whether every legal reply still loses to further checks
 /// (or there is no legal reply at all).
 fn every_reply_is_mated(pos: &Position, checks: u32, budget: &mut Budget, avoid: u128) -> bool {
     // Legality is tested reply by reply, so the search stops at the first escape (with no
     // check left, at the first legal reply) instead of generating every legal reply first.
+    // The king's own moves first: they are the likeliest escapes.
+    let me = pos.side_to_move();
+    let king = pos.king_square(me);
     let mut replies = MoveList::new();
-    pos.generate_pseudo(pos.side_to_move(), &mut replies);
-    for &r in replies.iter() {
+    pos.generate_pseudo(me, &mut replies);
+    let king_first =
+        replies.iter().filter(|r| r.from() == king).chain(replies.iter().filter(|r| r.from() != king));
+    for &r in king_first {
         if !pos.pseudo_move_is_legal(r) {
             continue;
         }
@@ -162,10 +239,10 @@ fn every_reply_is_mated(pos: &Position, checks: u32, budget: &mut Budget, avoid:
 /// Fills `out` with the legal moves of the side to move that capture on `to`.
 pub fn legal_captures_to(pos: &Position, to: Square, out: &mut MoveList) {
     out.clear();
-    let mut all = MoveList::new();
-    pos.generate_pseudo(pos.side_to_move(), &mut all);
-    for &m in all.iter() {
-        if m.to() == to && pos.pseudo_move_is_legal(m) {
+    let mut onto = MoveList::new();
+    pos.generate_pseudo_to(pos.side_to_move(), to, &mut onto);
+    for &m in onto.iter() {
+        if pos.pseudo_move_is_legal(m) {
             out.push(m);
         }
     }
@@ -255,9 +332,6 @@ pub fn best_capture_gain(
             continue;
         }
         let next = pos.after(r);
-        if skip_mating && mates_by_checks(&next, FALSE_ROOT_MATE_CHECKS, budget) {
-            continue;
-        }
         let mut back = exchange_gain(&next, r.to(), MAX_EXCHANGE_CAPTURES, budget);
         if weigh_overload && Some(r.to()) == recapture_square && value(victim, r.to()) > back {
             // The recapturing piece (the target's root) may also have been guarding another
@@ -269,22 +343,33 @@ pub fn best_capture_gain(
             back = back.max(left_unguarded(pos, &next, r, budget));
         }
         let gain = value(victim, r.to()) - back;
-        if Some(r.to()) == recapture_square {
-            *recaptured = true;
+        let is_recapture = Some(r.to()) == recapture_square;
+        let slot = if is_recapture {
+            &mut caused
         } else if let Some(base) = standing_base.or(earlier.map(|(e, _)| e))
             && gain <= capture_gain(base, r, budget)
         {
-            standing = standing.max(gain);
-            continue;
-        }
-        if let Some((earlier, from)) = earlier
-            && Some(r.to()) != recapture_square
+            &mut standing
+        } else if let Some((earlier, from)) = earlier
             && chaser_made_possible(earlier, r, from)
         {
-            elsewhere = elsewhere.max(gain);
+            &mut elsewhere
         } else {
-            caused = caused.max(gain);
+            &mut caused
+        };
+        // The mate test is the expensive part: only run it when the answer would count
+        // (it sets `recaptured`, or raises its slot's best).
+        let counts = gain > *slot || (is_recapture && !*recaptured);
+        if !counts {
+            continue;
         }
+        if skip_mating && mates_by_checks(&next, FALSE_ROOT_MATE_CHECKS, budget) {
+            continue;
+        }
+        if is_recapture {
+            *recaptured = true;
+        }
+        *slot = (*slot).max(gain);
     }
     (caused, elsewhere, standing)
 }
@@ -387,9 +472,6 @@ pub fn judge_capture_with(
     let target_value = value(target, to);
     let attacker_value = value(attacker, capture.from());
     let after = pos.after(capture);
-    if mates_by_checks(&after, REPLY_MATE_CHECKS, budget) {
-        return CaptureVerdict::NoGain;
-    }
     let mut recaptured = false;
     let earlier = pos.with_side_to_move(target.color);
     let since = match standing {
@@ -428,6 +510,11 @@ pub fn judge_capture_with(
     if target_value - answer <= 0 || elsewhere_loses || (weigh_standing && target_value - standing < 0) {
         return CaptureVerdict::NoGain;
     }
+    // 29.4: a capture that lets the mover be mated next is no gain. Tested last: it is the
+    // dearest test, and most captures are already no gain by material.
+    if mates_by_checks(&after, REPLY_MATE_CHECKS, budget) {
+        return CaptureVerdict::NoGain;
+    }
     if target_value - elsewhere == 0 {
         CaptureVerdict::EvenTrade
     } else if !recaptured {
@@ -456,12 +543,9 @@ pub fn hidden_protection(after: &Position, to: Square, budget: &mut Budget) -> b
     let mut moves = MoveList::new();
     after.generate_pseudo(me, &mut moves);
     for &c in moves.iter() {
+        let Some(checked) = checking_move(after, c) else { continue };
         if !budget.spend() {
             return false;
-        }
-        let checked = after.after(c);
-        if checked.is_king_attacked(me) || !checked.is_king_attacked(me.opponent()) {
-            continue;
         }
         // The checking move itself captured the capturer: an ordinary recapture, not hidden.
         if c.to() == to {
