@@ -706,23 +706,6 @@ pub(crate) fn classify(
         let answered = SquareSet(new.0 & !now.by_mover.0);
         new.0 &= !given_by_the_opponent(before, &earlier.with_side_to_move(me), answered, &mut budget).0;
     }
-    if std::env::var_os("QILI_DEBUG").is_some() {
-        let f = |s: SquareSet| s.iter().map(|q| q.to_string()).collect::<Vec<_>>().join(",");
-        let then = threats(before, None, relevant, &mut Budget::new());
-        eprintln!(
-            "DBG {} now chased[{}] bychk[{}] byx[{}] joint[{}] pawn[{}] king[{}] | then chased[{}] bychk[{}] pawn[{}]",
-            m.iccs(),
-            f(now.chased),
-            f(now.by_checks),
-            f(now.by_exchange),
-            f(now.joint),
-            f(now.pawn_only),
-            f(now.king_only),
-            f(then.chased),
-            f(then.by_checks),
-            f(then.pawn_only)
-        );
-    }
     if !new.is_empty() && holds_key_point(after, me, new) {
         return MoveInfo {
             detail: Detail::Idle(IdleKind::KeyPoint),

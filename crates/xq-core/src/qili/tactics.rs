@@ -162,6 +162,8 @@ fn search_mate_by_checks(pos: &Position, checks: u32, budget: &mut Budget, avoid
     pos.generate_pseudo(me, &mut moves);
     let king = pos.king_square(me.opponent());
     let in_check_already = pos.is_king_attacked(me.opponent());
+    // One scratch position, made and unmade, instead of a copy per move.
+    let mut next = *pos;
     for &m in moves.iter() {
         if !in_check_already && !can_bear_on(king, m.from()) && !can_bear_on(king, m.to()) {
             // The move changes no square the king's safety depends on: it cannot check.
@@ -173,11 +175,12 @@ fn search_mate_by_checks(pos: &Position, checks: u32, budget: &mut Budget, avoid
         if !budget.spend() {
             return false;
         }
-        let next = pos.after(m);
-        if !next.is_king_attacked(me.opponent()) || next.is_king_attacked(me) {
-            continue;
-        }
-        if every_reply_is_mated(&next, checks - 1, budget, avoid) {
+        let undo = next.make(m);
+        let mates = next.is_king_attacked(me.opponent())
+            && !next.is_king_attacked(me)
+            && every_reply_is_mated(&next, checks - 1, budget, avoid);
+        next.unmake(m, undo);
+        if mates {
             return true;
         }
     }
@@ -223,12 +226,18 @@ fn every_reply_is_mated(pos: &Position, checks: u32, budget: &mut Budget, avoid:
     pos.generate_pseudo(me, &mut replies);
     let king_first =
         replies.iter().filter(|r| r.from() == king).chain(replies.iter().filter(|r| r.from() != king));
+    let mut next = *pos;
     for &r in king_first {
         if !pos.pseudo_move_is_legal(r) {
             continue;
         }
-        if checks == 0 || !(budget.spend() && mates_by_checks_avoiding(&pos.after(r), checks, budget, avoid))
-        {
+        if checks == 0 || !budget.spend() {
+            return false;
+        }
+        let undo = next.make(r);
+        let mated = mates_by_checks_avoiding(&next, checks, budget, avoid);
+        next.unmake(r, undo);
+        if !mated {
             return false;
         }
     }
