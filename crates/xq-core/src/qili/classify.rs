@@ -2,8 +2,8 @@
 //! 28, 29), with the chased pieces and how the chase works.
 
 use super::tactics::{
-    Budget, CHASE_CHECKS, CaptureVerdict, FALSE_ROOT_MATE_CHECKS, MATE_THREAT_CHECKS, MAX_EXCHANGE_CAPTURES,
-    Standing, can_capture, checking_move, exchange_gain, judge_capture_with, mates_by_checks,
+    Budget, CHASE_CHECKS, CaptureVerdict, FALSE_ROOT_MATE_CHECKS, MAX_EXCHANGE_CAPTURES, Standing,
+    can_capture, checking_move, exchange_gain, judge_capture_with, mates_by_checks, threatens_mate,
 };
 use super::values::{ROOK, chaseable, given_value, value};
 use super::{MoveClass, RuleSet};
@@ -688,7 +688,7 @@ pub(crate) fn classify(
     // because its recapture would allow 车二进六 mate).
     let offered = exchange_partners(&again, m.to(), &mut budget);
     budget.trading_off(me, offered);
-    if mates_by_checks(&again, MATE_THREAT_CHECKS, &mut budget) {
+    if threatens_mate(&again, &mut budget) {
         return MoveInfo::plain(MoveClass::MateThreat);
     }
     let now = threats(&again, Some(m.to()), SquareSet(u128::MAX), &mut budget);

@@ -17,6 +17,18 @@ use crate::types::{Color, Move, PieceKind, Square};
 /// combinations are not what an arbiter calls a threat "on the next move".
 pub const MATE_THREAT_CHECKS: u32 = 4;
 
+/// Mate threat, deeper: when no mate by [`MATE_THREAT_CHECKS`] checks exists, a mate by up
+/// to this many consecutive checks still counts if a search of at most
+/// [`DEEP_MATE_THREAT_NODES`] nodes finds it. The rulebook bounds neither (28.2 "连续照将"),
+/// and its figure 17 calls a mate by seven checks of two rooks and a cannon against a bare
+/// king a threat (将４退１: 杀); the node bound keeps the cost of the deeper search to a known
+/// amount per move in crowded positions, where long sequences of checks are many.
+pub const DEEP_MATE_THREAT_CHECKS: u32 = 7;
+
+/// Nodes the deeper mate-threat search ([`DEEP_MATE_THREAT_CHECKS`]) may spend per move. Figure
+/// 17's seven-check mate takes about 1,700.
+pub const DEEP_MATE_THREAT_NODES: u32 = 2_500;
+
 /// 29.4 (a capture that walks into mate is no chase): the opponent, after the capture,
 /// mates with at most this many consecutive checks. The article says "mated next" (不致被
 /// 将死), so one check: mate in one. Longer mating answers are still seen when they win
@@ -118,6 +130,16 @@ impl Budget {
         self.mater = (traded != 0).then_some(mater);
     }
 
+    /// Runs `search` with at most `nodes` of the budget left to it, then charges what it
+    /// spent to the whole budget.
+    pub fn within<T>(&mut self, nodes: u32, search: impl FnOnce(&mut Budget) -> T) -> T {
+        let rest = self.left.saturating_sub(nodes);
+        self.left -= rest;
+        let result = search(self);
+        self.left += rest;
+        result
+    }
+
     /// Spends one node; false when the budget is exhausted.
     #[inline]
     pub(crate) fn spend(&mut self) -> bool {
@@ -138,6 +160,19 @@ pub fn mates_by_checks(pos: &Position, checks: u32, budget: &mut Budget) -> bool
     mates_by_checks_avoiding(pos, checks, budget, avoid)
 }
 
+/// Mate threat (28.2): whether the side to move of `pos` mates by consecutive checks: by up
+/// to [`MATE_THREAT_CHECKS`] checks, or by up to [`DEEP_MATE_THREAT_CHECKS`] when a search of
+/// [`DEEP_MATE_THREAT_NODES`] nodes finds it. The deep search runs first: when it finishes
+/// within its nodes its answer covers the shallow one, which then need not run (most
+/// positions have few checks, and this is the cheaper order).
+pub fn threatens_mate(pos: &Position, budget: &mut Budget) -> bool {
+    let (mated, complete) = budget.within(DEEP_MATE_THREAT_NODES, |b| {
+        let mated = mates_by_checks(pos, DEEP_MATE_THREAT_CHECKS, b);
+        (mated, b.left > 0)
+    });
+    mated || (!complete && mates_by_checks(pos, MATE_THREAT_CHECKS, budget))
+}
+
 /// [`mates_by_checks`] where the mating side never captures a piece standing on one of the
 /// points of `avoid` (bit `i` = the point with index `i`), at any check of the sequence:
 /// the mate must not rest on taking those pieces. A piece that has moved off its point (a
@@ -151,7 +186,10 @@ pub fn mates_by_checks_avoiding(pos: &Position, checks: u32, budget: &mut Budget
         return mated;
     }
     let mated = search_mate_by_checks(pos, checks, budget, avoid);
-    budget.mates.put(key, mated);
+    // An answer cut short by the budget is "no mate found", not "no mate": not kept.
+    if budget.left > 0 {
+        budget.mates.put(key, mated);
+    }
     mated
 }
 
