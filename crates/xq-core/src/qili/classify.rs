@@ -752,6 +752,14 @@ pub(crate) fn classify(
         {
             return MoveInfo::plain(MoveClass::Idle);
         }
+        // The same for a continuing chase, by other pieces than the moved one, of advisors
+        // and elephants only: the book weighs incidental attacks on them as idle (2020 26.2,
+        // seeds 27.3 "附带产生的捉士相(象), 按闲处理") and their continuing chase as 从捉到捉
+        // (reference figure 6: 士4进5 while the rook keeps attacking the loose elephant on
+        // i2; against reference 28, where the continuing target is a horse: a chase).
+        if continuing && new.0 & now.by_mover.0 == 0 && only_advisors_or_elephants(after, new) {
+            return MoveInfo::plain(MoveClass::Idle);
+        }
         return MoveInfo {
             class: MoveClass::Chase,
             detail: Detail::Chase(how),
@@ -790,6 +798,13 @@ pub(crate) fn classify(
         kind = Some(IdleKind::ExchangeOffer);
     }
     MoveInfo { detail: kind.map_or(Detail::None, Detail::Idle), ..MoveInfo::plain(MoveClass::Idle) }
+}
+
+/// Whether every piece on `targets` is an advisor or an elephant.
+fn only_advisors_or_elephants(pos: &Position, targets: SquareSet) -> bool {
+    targets.iter().all(|sq| {
+        pos.piece_at(sq).is_some_and(|p| matches!(p.kind, PieceKind::Advisor | PieceKind::Elephant))
+    })
 }
 
 /// Whether every piece of `targets` is still won in `again` (the mover to move) with the
