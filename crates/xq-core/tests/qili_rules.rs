@@ -470,3 +470,100 @@ fn chase_given_by_the_opponents_threat_is_not_made_by_the_answer() {
     assert_eq!(info[1].class, MoveClass::Chase, "{info:?}");
     assert_eq!(targets(&info[1]), ["b4"]);
 }
+
+#[test]
+fn mate_that_rests_on_taking_an_offered_rook_is_an_exchange_offer() {
+    // 2020 figure 29, 车一平二: the rook faces the black rook on h9. Red's mates (车二进六 at
+    // once, or after 兵四平五) all take that rook, which can first trade itself off: 兑, at
+    // any check of the mating line, not only the first (28.5, 000 term 3).
+    let info = classify(
+        "2bak2r1/4aP3/4b4/2r1C4/4P4/2B6/4R3R/B8/1p7/c3K4 w - - 0 1",
+        &["i3h3", "h9i9", "h3i3", "i9g9"],
+    );
+    assert_eq!(info[0].detail, Detail::Idle(IdleKind::ExchangeOffer), "{info:?}");
+    assert_eq!(info[2].detail, Detail::Idle(IdleKind::ExchangeOffer), "{info:?}");
+    assert_eq!(info[1].class, MoveClass::MateThreat);
+    assert_eq!(info[3].class, MoveClass::MateThreat);
+}
+
+#[test]
+fn trade_off_that_walks_into_mate_is_no_way_out() {
+    // Figure 29's variant, 车五平二: taking the offered rook (车8进6) allows 车一进六 check,
+    // 车8退6 the only block, 车一平二 mate. A trade that is mated at once offers nothing
+    // (000 term 3 "既不能立即被将死"), so red's mate threat stands.
+    let info = classify("2bak2r1/4aP3/4b4/2r1C4/4P4/2B6/4R3R/B8/1p7/c3K4 w - - 0 1", &["e3h3"]);
+    assert_eq!(info[0].class, MoveClass::MateThreat, "{info:?}");
+}
+
+#[test]
+fn cannon_trade_dissolves_a_joint_win_of_a_cannon() {
+    // Reference figure 4, 马1进3: the horse becomes the screen between the cannons on b7 and
+    // e7, so that the black cannon joins the rook against the protected red cannon. The
+    // red cannon can trade itself off against the cannon facing it through the screen:
+    // the joint win is an exchange offer (兑), not a chase.
+    let info = classify(
+        "1rbakabr1/9/1Cn1c1n1c/p1p1p2Cp/6p2/9/P1P1P1P1P/2N1B1N2/9/1R1AKABR1 w - - 0 1",
+        &["b7b6", "c7a8", "b6b7", "a8c7"],
+    );
+    assert_eq!(info[3].detail, Detail::Idle(IdleKind::ExchangeOffer), "{info:?}");
+    // A single piece's win of a cannon stays a chase however the cannons face (figure 11).
+    assert_eq!(info[2].class, MoveClass::Chase);
+}
+
+#[test]
+fn a_line_of_checks_pays_for_what_its_checks_leave_hanging() {
+    // Reference figure 33, 炮4进1: moving again, 士5退4 uncovers the cannon's check down the
+    // d-file, 仕五进六 is the only answer, and the cannon takes that advisor. But 士5退4 has
+    // stopped guarding f7, which the red pawn then takes: the combination wins nothing
+    // (29.1: a win through checks is one combination), so the move is idle.
+    let info =
+        classify("2b1k1b2/1N1ca4/5a3/5P3/9/9/p8/5A3/4A1n2/3K5 w - - 0 1", &["b8c6", "d8d9", "c6b8", "d9d8"]);
+    assert_eq!(info[0].class, MoveClass::Chase);
+    assert_eq!(info[3].class, MoveClass::Idle, "{info:?}");
+}
+
+#[test]
+fn a_win_through_checks_grades_by_the_piece_it_takes() {
+    // Reference figure 42, 炮3退7: 车2进2 check, 仕五退六 forced, 炮3进7 check over the
+    // advisor, 仕六进五 forced, and the cannon takes the f0 advisor. Two checks (29.1
+    // "连续照将"); the piece taken at the end (an advisor, not a rook) makes it grade B
+    // (26.9), whatever stood on its square before the checks.
+    let info = classify("9/5k3/2c6/p3R4/9/9/9/r5n1B/4AC3/4KA3 w - - 0 1", &["e1d0", "c7c0", "d0e1", "c0c7"]);
+    assert_eq!(info[3].class, MoveClass::Chase, "{info:?}");
+    assert_eq!(info[3].detail, Detail::Chase(ChaseHow::ByChecks));
+    assert!(info[3].grade_b);
+    assert!(info[0].grade_b, "red's chase through a check takes the cannon that interposes");
+}
+
+#[test]
+fn continuing_joint_chase_the_moved_piece_takes_no_part_in_is_idle() {
+    // Reference figure 37, 炮1进1 / 炮1退1: the black cannon flees the rook while the cannon
+    // on f6 and the rook on h6 keep their joint attack on the horse on i6. The chase stood
+    // before and stands without the moved cannon: 从捉到捉, idle (29.2).
+    let info = classify(
+        "2baka3/9/n3b4/p1p1pc1rN/6R2/8c/4P3C/3NB4/9/2BAKA3 w - - 0 1",
+        &["g5g4", "i4i5", "g4g5", "i5i4"],
+    );
+    assert_eq!(info[0].class, MoveClass::Chase);
+    assert_eq!(info[1].class, MoveClass::Idle, "{info:?}");
+    assert_eq!(info[3].class, MoveClass::Idle, "{info:?}");
+}
+
+#[test]
+fn continuing_chase_of_an_elephant_by_another_piece_is_idle() {
+    // Reference figure 6, 士4进5: the black rook on g2 has attacked the loose elephant on i2
+    // all along; the advisor's move makes no chase (从捉到捉 of a weak piece, 2020 26.2 /
+    // seeds 27.3 "附带产生的捉士相按闲").
+    let info = classify("R2akab2/5P3/9/9/9/9/9/6r1B/4A3n/3A1K3 w - - 0 1", &["a9a7", "d9e8"]);
+    assert_eq!(info[1].class, MoveClass::Idle, "{info:?}");
+}
+
+#[test]
+fn mate_by_seven_checks_is_a_mate_threat() {
+    // 2020 figure 17, 将４退１: back on d8 the king unpins the c7 rook, and black mates by
+    // seven consecutive checks (c7c0+ e0e1 h7h1+ e1e2 h1h2+ e2e1 c0c1+ e1e0 h2e2+ e0d0
+    // e2d2+ d0e0 d2d0#): a mate threat (28.2), found by the deeper bounded search.
+    let info =
+        classify("1R3a3/3ka4/bRr4r1/p3p3P/4c4/6B2/9/3A5/9/4KA3 w - - 0 1", &["b7b8", "d8d7", "b8b7", "d7d8"]);
+    assert_eq!(info[3].class, MoveClass::MateThreat, "{info:?}");
+}
