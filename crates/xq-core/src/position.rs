@@ -280,30 +280,22 @@ impl Position {
     #[inline]
     fn line_pieces(&self, s: usize, dir: usize) -> (Option<usize>, Option<usize>) {
         let (f, r) = (s % 9, s / 9);
-        // Bits of the line beyond `s`, and how a bit maps back to a point.
-        let (bits, up, to_index): (u32, bool, fn(usize, usize, u32) -> usize) = match dir {
-            NORTH => (u32::from(self.files[f]) >> (r + 1), true, |f, r, b| (r + 1 + b as usize) * 9 + f),
-            SOUTH => (u32::from(self.files[f]) & ((1 << r) - 1), false, |f, _, b| b as usize * 9 + f),
-            EAST => (u32::from(self.ranks[r]) >> (f + 1), true, |f, r, b| r * 9 + f + 1 + b as usize),
-            _ => (u32::from(self.ranks[r]) & ((1 << f) - 1), false, |_, r, b| r * 9 + b as usize),
+        // The occupied points of the line beyond `s`, as bits of its file or rank; going up
+        // (north, east) the nearest is the lowest bit, going down the highest.
+        let (bits, up) = match dir {
+            NORTH => (u32::from(self.files[f]) & !((2 << r) - 1), true),
+            SOUTH => (u32::from(self.files[f]) & ((1 << r) - 1), false),
+            EAST => (u32::from(self.ranks[r]) & !((2 << f) - 1), true),
+            _ => (u32::from(self.ranks[r]) & ((1 << f) - 1), false),
         };
+        let nearest = |bits: u32| if up { bits.trailing_zeros() } else { 31 - bits.leading_zeros() };
+        let point = |b: u32| if dir <= SOUTH { b as usize * 9 + f } else { r * 9 + b as usize };
         if bits == 0 {
             return (None, None);
         }
-        let (first, rest) = if up {
-            (bits.trailing_zeros(), bits & (bits - 1))
-        } else {
-            let top = 31 - bits.leading_zeros();
-            (top, bits & !(1 << top))
-        };
-        let second = if rest == 0 {
-            None
-        } else if up {
-            Some(rest.trailing_zeros())
-        } else {
-            Some(31 - rest.leading_zeros())
-        };
-        (Some(to_index(f, r, first)), second.map(|b| to_index(f, r, b)))
+        let first = nearest(bits);
+        let rest = bits & !(1 << first);
+        (Some(point(first)), (rest != 0).then(|| point(nearest(rest))))
     }
 
     fn compute_hash(&self) -> u64 {
