@@ -567,3 +567,51 @@ fn mate_by_seven_checks_is_a_mate_threat() {
         classify("1R3a3/3ka4/bRr4r1/p3p3P/4c4/6B2/9/3A5/9/4KA3 w - - 0 1", &["b7b8", "d8d7", "b8b7", "d7d8"]);
     assert_eq!(info[3].class, MoveClass::MateThreat, "{info:?}");
 }
+
+#[test]
+fn trade_off_saves_only_a_piece_whose_loss_rests_on_the_piece_it_trades_with() {
+    // Reference figure 49, 车3平2: the rook returns to b5, where it screens the cannon on b2
+    // against the horse on b6 (guarded once, by the rook on i6) and frees the leg of the
+    // black horse on d5. The red horse could trade itself off against that horse, but
+    // cannon and rook win it without the horse: a chase, not an exchange offer.
+    let fen = "3akab2/3cn1C2/4b2C1/pN6R/1r1n2p2/9/P1p1P1P1P/1c2B4/5N3/2BAKA3 w - - 0 1";
+    let info = classify(fen, &["b6c8", "b5c5", "c8b6", "c5b5"]);
+    assert_eq!(info[3].class, MoveClass::Chase, "{info:?}");
+    assert_eq!(targets(&info[3]), ["b6"]);
+    assert_eq!(info[3].detail, Detail::Chase(ChaseHow::Joint));
+}
+
+#[test]
+fn capture_that_uncovers_another_capture_is_a_combination() {
+    // Reference figure 1, 马二退四: the horse on f4 stands behind the horse on f5. Moving
+    // again, Nf5xe7 takes the guarded elephant and frees the f4 horse's leg onto the rook on
+    // g6: the elephant's recapture loses the rook, saving the rook leaves the elephant.
+    let fen = "3ak1b2/4a4/3cb3n/4p1r1p/1R3N1N1/P7P/4P4/4B4/4A4/2B1KA3 w - - 0 1";
+    let before = Position::from_fen(fen).expect("valid FEN");
+    let after = before.after(parse_move(&before, "h5f4").expect("legal"));
+    let again = after.with_side_to_move(Color::Red);
+    assert_eq!(
+        judge_capture(&again, parse_move(&again, "f5e7").expect("legal"), &mut Budget::new()),
+        CaptureVerdict::Combination { rook: true }
+    );
+    let info = classify(fen, &["h5f4"]);
+    assert_eq!(info[0].class, MoveClass::Chase, "{info:?}");
+    assert_eq!(targets(&info[0]), ["e7"]);
+    // Without the second horse the capture only trades a horse for an elephant.
+    assert_eq!(capture("3ak1b2/4a4/3cb3n/4p1r1p/1R3N3/P7P/4P4/4B4/4A4/2B1KA3 w", "f5e7"), CaptureVerdict::NoGain);
+}
+
+#[test]
+fn a_chase_cancelled_by_a_counter_threat_grades_as_new_once_the_threat_is_met() {
+    // Reference figure 49, 马八进七: the cannon on g8 has attacked the loose cannon on d8 all
+    // along, but while black's cannon and rook jointly won the horse on b6 that capture was
+    // only an even trade. The horse's escape makes the chase real: it grades as a new
+    // chase (A), so red, chasing single pieces, must vary against black's joint chase (B).
+    let fen = "3akab2/3cn1C2/4b2C1/pN6R/1r1n2p2/9/P1p1P1P1P/1c2B4/5N3/2BAKA3 w - - 0 1";
+    let (positions, played) = play(fen, &["b6c8", "b5c5", "c8b6", "c5b5"]);
+    let j = try_judge(&positions, &played, 0, RuleSet::Cxa2020).expect("consistent history");
+    assert_eq!(targets(&j.moves[0]), ["d8"]);
+    assert!(!j.moves[0].continuing && !j.moves[0].grade_b, "{:?}", j.moves[0]);
+    assert!(j.moves[3].grade_b);
+    assert_eq!((j.outcome.result, j.outcome.article), (GameResult::BlackWins, "26.9"));
+}

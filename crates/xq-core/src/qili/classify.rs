@@ -238,18 +238,11 @@ fn direct_threats_with(
             continue;
         }
         let Some(attacker) = pos.piece_at(m.from()) else { continue };
-        let mut trades = target_may_trade && target_trades_off(pos, m, false, budget);
         let verdict = judge_capture_with(pos, m, standing, budget);
         if verdict == CaptureVerdict::NoGain {
             continue;
         }
-        // A joint win of a cannon also yields to a trade against a cannon facing it.
-        trades = trades
-            || (target_may_trade
-                && verdict == CaptureVerdict::WinsExchange
-                && target.kind == PieceKind::Cannon
-                && target_trades_off(pos, m, true, budget));
-        if trades {
+        if target_may_trade && target_trades_off(pos, m, budget) {
             if !matches!(attacker.kind, PieceKind::King | PieceKind::Pawn) {
                 t.traded.insert(m.to());
             }
@@ -280,6 +273,12 @@ fn direct_threats_with(
                         t.by_exchange.insert(m.to());
                     }
                     CaptureVerdict::WinsExchange => t.joint.insert(m.to()),
+                    CaptureVerdict::Combination { rook } => {
+                        if rook {
+                            a_grade.insert(m.to());
+                        }
+                        t.joint.insert(m.to());
+                    }
                     CaptureVerdict::NoGain => {}
                 }
             }
@@ -313,22 +312,22 @@ fn uncovers_check(pos: &Position, capture: Move) -> bool {
 }
 
 /// Whether the target of `capture` can first trade itself off (兑): it can take the
-/// capturer, or another piece of its own kind standing face to face with it, without
-/// losing material and without being mated at once. Then the attack is an exchange offer
-/// or an offer, not a chase. When the trade would cost the target's side material (a rook
-/// taking a protected horse) the chase stands: a chase that also offers an exchange is a
-/// chase.
+/// capturer, or another piece of its own kind standing face to face with it (two cannons
+/// through a single screen) on which the capture's win rests, without losing material and
+/// without being mated at once. Then the attack is an exchange offer or an offer, not a
+/// chase. When the trade would cost the target's side material (a rook taking a protected
+/// horse) the chase stands: a chase that also offers an exchange is a chase.
 ///
-/// Two cannons "face" each other through a single screen. `joint` says whether the
-/// capture wins only through the exchange on the square (several attackers, 少根): a
-/// cannon trade then dissolves the attack the enemy cannon takes part in, and the move is
-/// an exchange offer (reference figure 4: 马1进3 becomes the screen between the cannons, so
-/// that the black cannon joins the rook against the protected red cannon: 兑). A single
-/// piece's win of a cannon stays a chase however the cannons face (figure 11: 车2平1 and
-/// reference figure 43: 车八平五, a rook stepping between two cannons onto an unprotected
-/// one).
-fn target_trades_off(pos: &Position, capture: Move, joint: bool, budget: &mut Budget) -> bool {
-    trades_off(pos, capture.to(), Some(capture.from()), joint, budget)
+/// A trade against a piece other than the capturer dissolves the win only when the win
+/// needs that piece (the capture gains nothing with it off the board): figure 21 m1
+/// (车四退二: rook and horse against the guarded horse on h6, which can take the red horse:
+/// 兑) and reference figure 4 (马1进3 becomes the screen that lets the black cannon join
+/// the rook against the guarded red cannon: 兑), against reference figure 49 (车3平2:
+/// cannon and rook win the horse on b6 without the black horse it could take: 捉), figure
+/// 11 and reference figure 43 (a rook alone wins an unguarded cannon; that cannon facing
+/// another through a screen does not save it: 捉).
+fn target_trades_off(pos: &Position, capture: Move, budget: &mut Budget) -> bool {
+    trades_off(pos, capture.to(), Some(capture), budget)
 }
 
 /// The points of the enemy pieces that the piece on `from` attacks and that could first
@@ -341,7 +340,7 @@ fn exchange_partners(pos: &Position, from: Square, budget: &mut Budget) -> u128 
     for &c in moves.iter() {
         if pos.piece_at(c.to()).is_some_and(|p| p.color != piece.color)
             && pos.pseudo_move_is_legal(c)
-            && target_trades_off(pos, c, false, budget)
+            && target_trades_off(pos, c, budget)
         {
             mask |= 1u128 << c.to().index();
         }
@@ -349,16 +348,12 @@ fn exchange_partners(pos: &Position, from: Square, budget: &mut Budget) -> u128 
     mask
 }
 
-/// Whether the piece on `target` can trade itself off (see [`target_trades_off`]) against
-/// the piece on `capturer`, or against any enemy piece of its kind face to face with it
-/// (cannons: only when `joint`).
-fn trades_off(
-    pos: &Position,
-    target_square: Square,
-    capturer: Option<Square>,
-    joint: bool,
-    budget: &mut Budget,
-) -> bool {
+/// Whether the piece on `target_square` can trade itself off (see [`target_trades_off`])
+/// against the capturer of `capture`, or against an enemy piece of its kind face to face
+/// with it on which `capture`'s win rests; without a capture, against any enemy piece of
+/// its kind face to face with it.
+fn trades_off(pos: &Position, target_square: Square, capture: Option<Move>, budget: &mut Budget) -> bool {
+    let capturer = capture.map(Move::from);
     let Some(target) = pos.piece_at(target_square) else { return false };
     let them = pos.with_side_to_move(target.color);
     let mut moves = MoveList::new();
@@ -369,12 +364,11 @@ fn trades_off(
             return false;
         }
         if Some(back.to()) != capturer {
-            // Another attacker of the same kind: only pieces that meet face to face.
-            // Cannons meet only through a screen; such a trade dissolves a joint win that
-            // the cannon takes part in, not a single piece's win (see the function's doc).
+            // Another piece of the same kind: only one that meets the target face to face,
+            // and only when the capture's win rests on it (see the function's doc).
             let mover = pos.with_side_to_move(victim.color);
-            if (target.kind == PieceKind::Cannon && !joint)
-                || !mover.is_legal(Move::new(back.to(), target_square))
+            if !mover.is_legal(Move::new(back.to(), target_square))
+                || capture.is_some_and(|c| wins_without(pos, c, back.to(), budget))
             {
                 return false;
             }
@@ -387,6 +381,15 @@ fn trades_off(
         // way out and red's mate threat stands (draw).
         value(victim, back.to()) - exchange_gain(&next, back.to(), MAX_EXCHANGE_CAPTURES, budget) >= 0
             && !mates_by_checks(&next, FALSE_ROOT_MATE_CHECKS, budget)
+    })
+}
+
+/// Whether `capture` still wins material with the piece on `partner` taken off the board.
+fn wins_without(pos: &Position, capture: Move, partner: Square, budget: &mut Budget) -> bool {
+    let mut setup = pos.to_setup();
+    setup.remove(partner);
+    Position::from_setup(&setup).is_ok_and(|without| {
+        judge_capture_with(&without, capture, Standing::BeforeCapture, budget) != CaptureVerdict::NoGain
     })
 }
 
@@ -604,10 +607,22 @@ fn wins_through_checks(
 
 /// What the side to move threatens among the pieces on `mask`.
 fn threats(pos: &Position, mover_square: Option<Square>, mask: SquareSet, budget: &mut Budget) -> Threats {
+    threats_with(pos, mover_square, mask, Standing::BeforeCapture, budget)
+}
+
+/// [`threats`], with the answers that stood before each direct capture weighed as `standing`
+/// says ([`judge_capture_with`]).
+fn threats_with(
+    pos: &Position,
+    mover_square: Option<Square>,
+    mask: SquareSet,
+    standing: Standing<'_>,
+    budget: &mut Budget,
+) -> Threats {
     if mask.is_empty() {
         return Threats::default();
     }
-    let mut t = direct_threats(pos, mover_square, mask, true, budget);
+    let mut t = direct_threats_with(pos, mover_square, mask, true, standing, budget);
     let mut by_checks = check_threats(pos, mask, budget);
     // A target that can trade itself off now (the opponent is really to move) is offered an
     // exchange, not chased, however the mover would win it if it moved again: the book's
@@ -616,7 +631,7 @@ fn threats(pos: &Position, mover_square: Option<Square>, mask: SquareSet, budget
     // file until its check opens it) no trade is possible and the win through the check
     // is a chase.
     for sq in by_checks.iter() {
-        if !t.chased.contains(sq) && trades_off(pos, sq, None, false, budget) {
+        if !t.chased.contains(sq) && trades_off(pos, sq, None, budget) {
             by_checks.0 &= !(1u128 << sq.index());
         }
     }
@@ -760,6 +775,16 @@ pub(crate) fn classify(
         if continuing && new.0 & now.by_mover.0 == 0 && only_advisors_or_elephants(after, new) {
             return MoveInfo::plain(MoveClass::Idle);
         }
+        // For the 26.9 grade a chase continues only if it stood in earnest: a chase that the
+        // opponent's counter-threat cancelled before the move (a piece of the mover's hanging
+        // anyway, which an even trade would have answered) is made real by the move that
+        // saves that piece, and grades as a new chase (reference figure 49: 马八进七 takes the
+        // horse out of the joint attack on b6, and the cannon's attack on d8 becomes a
+        // chase; red, chasing anew with single pieces, is A against black's joint chase).
+        let continuing = continuing && {
+            let stood = threats_with(before, None, new, Standing::Full, &mut budget);
+            new.0 & !stood.chased.0 == 0
+        };
         return MoveInfo {
             class: MoveClass::Chase,
             detail: Detail::Chase(how),

@@ -5,7 +5,7 @@
 //! budget shared by one classification ([`Budget`]), so a pathological position costs at
 //! most a known amount of work. Everything lives on the stack: no allocation.
 
-use super::values::value;
+use super::values::{ROOK, value};
 use crate::movelist::MoveList;
 use crate::position::Position;
 use crate::types::{Color, Move, PieceKind, Square};
@@ -341,6 +341,14 @@ pub enum CaptureVerdict {
     /// in these shapes an even balance is a chase. Not a chase of an unprotected piece in
     /// the plain sense, so it grades B (26.9) unless the target is a rook.
     EvenTrade,
+    /// Protected, but taking it uncovers a capture by another piece of the capturer's side
+    /// (a line or a horse's leg opened), and the two together win material whatever the
+    /// opponent answers. `rook` says the uncovered capture is of a rook: 26.9 grades such a
+    /// chase by the piece it is really after.
+    Combination {
+        /// The uncovered capture takes a rook.
+        rook: bool,
+    },
 }
 
 /// What the side to move of `pos` wins at best with one capture anywhere followed by the
@@ -502,6 +510,9 @@ pub enum Standing<'a> {
     /// Not weighed: whether the capture would win were the capturer's side not under a
     /// threat of its own.
     Ignored,
+    /// Weighed in full: a piece hanging anyway costs the capture as much as one the
+    /// capture leaves hanging.
+    Full,
 }
 
 /// [`judge_capture`], with the standing answers weighed as `standing` says.
@@ -511,6 +522,7 @@ pub fn judge_capture_with(
     standing: Standing<'_>,
     budget: &mut Budget,
 ) -> CaptureVerdict {
+    let standing_mode = standing;
     let weigh_standing = !matches!(standing, Standing::Ignored);
     let to = capture.to();
     let (Some(attacker), Some(target)) = (pos.piece_at(capture.from()), pos.piece_at(to)) else {
@@ -523,7 +535,7 @@ pub fn judge_capture_with(
     let earlier = pos.with_side_to_move(target.color);
     let since = match standing {
         Standing::Since(root) => Some(root.with_side_to_move(target.color)),
-        Standing::BeforeCapture | Standing::Ignored => None,
+        Standing::BeforeCapture | Standing::Ignored | Standing::Full => None,
     };
     // An overloaded defender is weighed only when no pawn takes part: a crossed pawn's
     // value floats (25.3), so no gain computed through one is a gain.
@@ -538,6 +550,9 @@ pub fn judge_capture_with(
         &mut recaptured,
         budget,
     );
+    if matches!(standing_mode, Standing::Full) {
+        answer = answer.max(standing);
+    }
     if !recaptured && hidden_protection(&after, to, budget) {
         // 暗根: protected by a recapture through check.
         recaptured = true;
@@ -554,15 +569,26 @@ pub fn judge_capture_with(
     let even_elsewhere = target.kind != PieceKind::Pawn;
     let elsewhere_loses =
         if even_elsewhere { target_value - elsewhere < 0 } else { target_value - elsewhere <= 0 };
+    let mut combination = None;
     if target_value - answer <= 0 || elsewhere_loses || (weigh_standing && target_value - standing < 0) {
-        return CaptureVerdict::NoGain;
+        if matches!(standing_mode, Standing::BeforeCapture)
+            && !elsewhere_loses
+            && !(weigh_standing && target_value - standing < 0)
+        {
+            combination = wins_with_uncovered_capture(pos, capture, &after, target_value, budget);
+        }
+        if combination.is_none() {
+            return CaptureVerdict::NoGain;
+        }
     }
     // 29.4: a capture that lets the mover be mated next is no gain. Tested last: it is the
     // dearest test, and most captures are already no gain by material.
     if mates_by_checks(&after, REPLY_MATE_CHECKS, budget) {
         return CaptureVerdict::NoGain;
     }
-    if target_value - elsewhere == 0 {
+    if let Some(rook) = combination {
+        CaptureVerdict::Combination { rook }
+    } else if target_value - elsewhere == 0 {
         CaptureVerdict::EvenTrade
     } else if !recaptured {
         CaptureVerdict::Unprotected
@@ -571,6 +597,75 @@ pub fn judge_capture_with(
     } else {
         CaptureVerdict::WinsExchange
     }
+}
+
+/// Whether `capture` wins material as a two-move combination: the capturing piece, leaving
+/// its square, uncovers a capture by another piece (opens a line or a horse's leg), so
+/// that whatever the opponent answers, the capture plus that follow-up outweigh what the
+/// answer takes (reference figure 1: 马二退四 puts a second horse behind the one on f5;
+/// 马四退三 would take the elephant on e7, and the elephant's recapture lets the horse on f4,
+/// its leg freed, take the rook on g6).
+fn wins_with_uncovered_capture(
+    pos: &Position,
+    capture: Move,
+    after: &Position,
+    target_value: i32,
+    budget: &mut Budget,
+) -> Option<bool> {
+    let me = pos.side_to_move();
+    // Cheap test first: some capture uncovered at all.
+    let again = after.with_side_to_move(me);
+    let (first, victim) = uncovered_gain(pos, capture, &again, budget);
+    if first <= 0 {
+        return None;
+    }
+    let mut replies = MoveList::new();
+    after.generate_legal(&mut replies);
+    let mut worst = i32::MIN;
+    for &r in replies.iter() {
+        if !budget.spend() {
+            return None;
+        }
+        let next = after.after(r);
+        let taken = after
+            .piece_at(r.to())
+            .map_or(0, |v| value(v, r.to()) - exchange_gain(&next, r.to(), MAX_EXCHANGE_CAPTURES, budget));
+        let (follow_up, _) = uncovered_gain(pos, capture, &next, budget);
+        worst = worst.max(taken - follow_up);
+        if target_value - worst <= 0 {
+            return None;
+        }
+    }
+    (worst != i32::MIN).then_some(victim >= ROOK)
+}
+
+/// The best gain of the side to move of `now` by a capture that `capture` uncovered: by a
+/// piece other than the capturing one, not legal in `pos` (before the capture), valued by
+/// the exchange on its square.
+fn uncovered_gain(pos: &Position, capture: Move, now: &Position, budget: &mut Budget) -> (i32, i32) {
+    let me = now.side_to_move();
+    let mut moves = MoveList::new();
+    now.generate_pseudo(me, &mut moves);
+    let (mut best, mut best_victim) = (0, 0);
+    for &w in moves.iter() {
+        let Some(victim) = now.piece_at(w.to()) else { continue };
+        if victim.color == me
+            || w.from() == capture.to()
+            || !super::values::chaseable(victim, w.to())
+            || value(victim, w.to()) <= best
+            || !now.pseudo_move_is_legal(w)
+            || pos.is_legal(w)
+            || !budget.spend()
+        {
+            continue;
+        }
+        let gain =
+            value(victim, w.to()) - exchange_gain(&now.after(w), w.to(), MAX_EXCHANGE_CAPTURES, budget);
+        if gain > best {
+            (best, best_victim) = (gain, value(victim, w.to()));
+        }
+    }
+    (best, best_victim)
 }
 
 /// 暗根 hidden protection: after a capture landing on `to` (the victim's side to move), the
