@@ -65,12 +65,12 @@ fn random_history(seed: u64, plies: usize) -> (Vec<Position>, Vec<Move>) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
     #[test]
     fn classification_never_panics_and_verdicts_name_only_movers(
         seed in any::<u64>(),
-        plies in 0usize..60,
+        plies in 0usize..160,
         cycle_len in 1usize..9,
     ) {
         let (positions, moves) = random_history(seed, plies);
