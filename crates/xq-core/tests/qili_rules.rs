@@ -598,7 +598,10 @@ fn capture_that_uncovers_another_capture_is_a_combination() {
     assert_eq!(info[0].class, MoveClass::Chase, "{info:?}");
     assert_eq!(targets(&info[0]), ["e7"]);
     // Without the second horse the capture only trades a horse for an elephant.
-    assert_eq!(capture("3ak1b2/4a4/3cb3n/4p1r1p/1R3N3/P7P/4P4/4B4/4A4/2B1KA3 w", "f5e7"), CaptureVerdict::NoGain);
+    assert_eq!(
+        capture("3ak1b2/4a4/3cb3n/4p1r1p/1R3N3/P7P/4P4/4B4/4A4/2B1KA3 w", "f5e7"),
+        CaptureVerdict::NoGain
+    );
 }
 
 #[test]
