@@ -489,30 +489,46 @@ fn capturable_through_checks(
         if replies.is_empty() {
             continue;
         }
-        let mut common = SquareSet(mask.0 & !found.0 & !(1u128 << k.to().index()));
-        for &r in replies.iter() {
-            let answered = checked.after(r);
-            let mapped = follow(common, r);
-            let lost_r = lost + checked.piece_at(r.to()).map_or(0, |p| given_value(p, r.to()));
-            let mut may = capturable(&answered, mapped, lost_r);
-            if checks > 1 && mapped.0 & !may.0 != 0 {
-                may.0 |= capturable_through_checks(
-                    &answered,
-                    SquareSet(mapped.0 & !may.0),
-                    checks - 1,
-                    lost_r,
-                    budget,
-                )
-                .0;
-            }
-            common.0 &= unfollow(may, r).0;
-            if common.is_empty() {
-                break;
-            }
-        }
-        found.0 |= common.0;
+        let candidates = SquareSet(mask.0 & !found.0 & !(1u128 << k.to().index()));
+        found.0 |= capturable_after_every_answer(&checked, &replies, candidates, checks, lost, budget).0;
     }
     found
+}
+
+/// Of `candidates` (squares in the position before the check), those that some piece other
+/// than the king or a pawn can capture after every answer in `replies` to the check that led
+/// to `checked` (followed when an answer moves them), directly or after `checks - 1` further
+/// checks; worth more than `lost` plus what the answer took. Move generation only.
+fn capturable_after_every_answer(
+    checked: &Position,
+    replies: &MoveList,
+    candidates: SquareSet,
+    checks: u32,
+    lost: i32,
+    budget: &mut Budget,
+) -> SquareSet {
+    let mut common = candidates;
+    for &r in replies.iter() {
+        let answered = checked.after(r);
+        let mapped = follow(common, r);
+        let lost_r = lost + checked.piece_at(r.to()).map_or(0, |p| given_value(p, r.to()));
+        let mut may = capturable(&answered, mapped, lost_r);
+        if checks > 1 && mapped.0 & !may.0 != 0 {
+            may.0 |= capturable_through_checks(
+                &answered,
+                SquareSet(mapped.0 & !may.0),
+                checks - 1,
+                lost_r,
+                budget,
+            )
+            .0;
+        }
+        common.0 &= unfollow(may, r).0;
+        if common.is_empty() {
+            break;
+        }
+    }
+    common
 }
 
 /// The pieces among `mask` (enemy pieces standing in `pos`) the side to move wins with a
@@ -547,30 +563,11 @@ fn wins_through_checks(
         if replies.is_empty() {
             continue;
         }
-        let mut common = SquareSet(mask.0 & !won.0 & !(1u128 << k.to().index()));
         let lost_by = |r: Move| lost + checked.piece_at(r.to()).map_or(0, |p| given_value(p, r.to()));
         // First the cheap question (can something be taken after every answer, directly or
         // after further checks?), then the full judgement of those captures only.
-        for &r in replies.iter() {
-            let answered = checked.after(r);
-            let mapped = follow(common, r);
-            let lost_r = lost_by(r);
-            let mut may = capturable(&answered, mapped, lost_r);
-            if checks > 1 && mapped.0 & !may.0 != 0 {
-                may.0 |= capturable_through_checks(
-                    &answered,
-                    SquareSet(mapped.0 & !may.0),
-                    checks - 1,
-                    lost_r,
-                    budget,
-                )
-                .0;
-            }
-            common.0 &= unfollow(may, r).0;
-            if common.is_empty() {
-                break;
-            }
-        }
+        let candidates = SquareSet(mask.0 & !won.0 & !(1u128 << k.to().index()));
+        let mut common = capturable_after_every_answer(&checked, &replies, candidates, checks, lost, budget);
         if common.is_empty() {
             continue;
         }
