@@ -522,7 +522,6 @@ pub fn judge_capture_with(
     standing: Standing<'_>,
     budget: &mut Budget,
 ) -> CaptureVerdict {
-    let standing_mode = standing;
     let weigh_standing = !matches!(standing, Standing::Ignored);
     let to = capture.to();
     let (Some(attacker), Some(target)) = (pos.piece_at(capture.from()), pos.piece_at(to)) else {
@@ -540,7 +539,7 @@ pub fn judge_capture_with(
     // An overloaded defender is weighed only when no pawn takes part: a crossed pawn's
     // value floats (25.3), so no gain computed through one is a gain.
     let overload = target.kind != PieceKind::Pawn && attacker.kind != PieceKind::Pawn;
-    let (mut answer, elsewhere, standing) = best_capture_gain(
+    let (mut answer, elsewhere, hanging_anyway) = best_capture_gain(
         &after,
         true,
         Some(to),
@@ -550,8 +549,8 @@ pub fn judge_capture_with(
         &mut recaptured,
         budget,
     );
-    if matches!(standing_mode, Standing::Full) {
-        answer = answer.max(standing);
+    if matches!(standing, Standing::Full) {
+        answer = answer.max(hanging_anyway);
     }
     if !recaptured && hidden_protection(&after, to, budget) {
         // 暗根: protected by a recapture through check.
@@ -569,12 +568,13 @@ pub fn judge_capture_with(
     let even_elsewhere = target.kind != PieceKind::Pawn;
     let elsewhere_loses =
         if even_elsewhere { target_value - elsewhere < 0 } else { target_value - elsewhere <= 0 };
+    let hanging_loses = weigh_standing && target_value - hanging_anyway < 0;
     let mut combination = None;
-    if target_value - answer <= 0 || elsewhere_loses || (weigh_standing && target_value - standing < 0) {
-        if matches!(standing_mode, Standing::BeforeCapture)
-            && !elsewhere_loses
-            && !(weigh_standing && target_value - standing < 0)
-        {
+    if target_value - answer <= 0 || elsewhere_loses || hanging_loses {
+        // A capture that loses on the square may still win as a combination; only at the
+        // top of a chase test (not inside lines of checks, where it finds wins the book
+        // does not name: figure 26).
+        if matches!(standing, Standing::BeforeCapture) && !elsewhere_loses && !hanging_loses {
             combination = wins_with_uncovered_capture(pos, capture, &after, target_value, budget);
         }
         if combination.is_none() {
@@ -599,12 +599,14 @@ pub fn judge_capture_with(
     }
 }
 
-/// Whether `capture` wins material as a two-move combination: the capturing piece, leaving
-/// its square, uncovers a capture by another piece (opens a line or a horse's leg), so
-/// that whatever the opponent answers, the capture plus that follow-up outweigh what the
-/// answer takes (reference figure 1: 马二退四 puts a second horse behind the one on f5;
-/// 马四退三 would take the elephant on e7, and the elephant's recapture lets the horse on f4,
-/// its leg freed, take the rook on g6).
+/// `Some(rook)` when `capture` wins material as a two-move combination: the capturing
+/// piece, leaving its square, uncovers a capture by another piece (opens a line, a screen
+/// or a horse's leg), so that whatever the opponent answers, the capture plus that
+/// follow-up outweigh what the answer takes; `rook` says the uncovered capture takes a
+/// rook. Reference figure 1: 马二退四 puts a second horse behind the one on f5; Nf5xe7 takes
+/// the guarded elephant, and the elephant's recapture lets the horse on f4, its leg freed,
+/// take the rook on g6. One uncovered capture is looked at, one answer deep: bounded by
+/// the answers' count times one move generation each.
 fn wins_with_uncovered_capture(
     pos: &Position,
     capture: Move,
