@@ -8,6 +8,7 @@
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde_json::json;
+use unicode_width::UnicodeWidthStr;
 use xq_core::qili::{Detail, MoveInfo, RuleSet, try_judge};
 use xq_core::{Color, Position, START_FEN, notation::parse_move};
 
@@ -34,6 +35,11 @@ fn last_cycle(positions: &[Position]) -> Option<(usize, usize)> {
     (1..positions.len())
         .rev()
         .find_map(|j| (0..j).rev().find(|&i| positions[i] == positions[j]).map(|i| (i, j - i)))
+}
+
+/// `text` padded with spaces to `width` terminal columns (a Chinese character takes two).
+fn pad(text: &str, width: usize) -> String {
+    format!("{text}{}", " ".repeat(width.saturating_sub(text.width())))
 }
 
 /// The Chinese and English label of a classified move: 将 杀 捉 闲 兑 献 拦 跟.
@@ -99,21 +105,30 @@ pub fn judge(args: JudgeArgs) -> Result<()> {
         return Ok(());
     }
     println!("rules: {}", rules.name());
-    println!("{:>4}  {:<6} {:<10} {:<5} {:<4} {:<26} targets", "ply", "side", "move", "", "", "class");
-    for (i, info) in all.moves.iter().enumerate() {
-        let (cn, en) = label(info);
-        let targets: Vec<String> = info.targets.iter().map(|s| s.to_string()).collect();
-        let in_cycle = cycle.is_some_and(|(s, p)| i >= s && i < s + p);
-        println!(
-            "{:>4}  {:<6} {:<10} {:<5} {:<4} {:<26} {}",
-            i,
-            positions[i].side_to_move().name(),
-            chinese[i],
-            if in_cycle { "cycle" } else { "" },
-            cn,
-            en,
-            targets.join(" ")
-        );
+    let rows: Vec<[String; 5]> = all
+        .moves
+        .iter()
+        .enumerate()
+        .map(|(i, info)| {
+            let (cn, en) = label(info);
+            let targets: Vec<String> = info.targets.iter().map(|s| s.to_string()).collect();
+            let in_cycle = cycle.is_some_and(|(s, p)| i >= s && i < s + p);
+            [
+                i.to_string(),
+                positions[i].side_to_move().name().to_string(),
+                format!("{} {}", moves[i].iccs(), chinese[i]),
+                format!("{}{cn} {en}", if in_cycle { "*" } else { " " }),
+                targets.join(" "),
+            ]
+        })
+        .collect();
+    let header = ["ply", "side", "move", " class (* in the cycle)", "targets"];
+    let widths: Vec<usize> = (0..5)
+        .map(|c| rows.iter().map(|r| r[c].width()).chain([header[c].width()]).max().unwrap_or(0))
+        .collect();
+    for row in std::iter::once(header.map(String::from)).chain(rows) {
+        let cells: Vec<String> = (0..5).map(|c| pad(&row[c], widths[c])).collect();
+        println!("{}", cells.join("  ").trim_end());
     }
     match (cycle, outcome) {
         (Some((start, plies)), Some(o)) => {

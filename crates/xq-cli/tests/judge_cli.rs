@@ -53,3 +53,33 @@ fn bad_input_exits_with_status_2() {
     assert_eq!(xq(&["judge", "--moves", "h2e2", "--rules", "fide"]).status.code(), Some(2));
     assert_eq!(xq(&["judge", "--fen", "not a fen", "--moves", "h2e2"]).status.code(), Some(2));
 }
+
+#[test]
+fn the_table_lines_up_chinese_moves_and_names_the_verdict() {
+    let out = xq(&[
+        "judge",
+        "--fen",
+        "2b6/4k4/9/9/9/9/9/9/2p6/3K1RBc1 w - - 0 1",
+        "--moves",
+        "f0e0",
+        "e8f8",
+        "e0f0",
+        "f8e8",
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "rules: cxa");
+    // Header and four moves, each with ICCS and Chinese notation and both labels.
+    assert!(lines[2].contains("f0e0 车四平五") && lines[2].contains("*将 check"), "{text}");
+    assert!(lines[3].contains("*闲 idle"), "{text}");
+    // The class column starts at the same terminal column on every row (a Chinese
+    // character is two columns wide).
+    let column = |line: &str| {
+        let at = line.find(" class").or_else(|| line.find('*')).expect("class column");
+        unicode_width::UnicodeWidthStr::width(&line[..at])
+    };
+    let first = column(lines[1]);
+    assert!(lines[1..6].iter().all(|l| column(l) == first), "{text}");
+    assert!(text.contains("verdict: red_loses (perpetual_check, article 26.1, red must vary)"), "{text}");
+}
