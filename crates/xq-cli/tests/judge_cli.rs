@@ -6,20 +6,18 @@ fn xq(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_xq")).args(args).output().expect("xq runs")
 }
 
+/// `xq judge` on book figure 6: the red rook checks on every move, black only answers.
+fn judge_perpetual_check(extra: &[&str]) -> std::process::Output {
+    let moves = ["f0e0", "e8f8", "e0f0", "f8e8"];
+    let mut args = vec!["judge", "--fen", "2b6/4k4/9/9/9/9/9/9/2p6/3K1RBc1 w - - 0 1", "--moves"];
+    args.extend(moves);
+    args.extend(extra);
+    xq(&args)
+}
+
 #[test]
 fn json_reports_every_move_and_the_verdict() {
-    // The red rook checks on every move; black only answers (book figure 6).
-    let out = xq(&[
-        "judge",
-        "--fen",
-        "2b6/4k4/9/9/9/9/9/9/2p6/3K1RBc1 w - - 0 1",
-        "--moves",
-        "f0e0",
-        "e8f8",
-        "e0f0",
-        "f8e8",
-        "--json",
-    ]);
+    let out = judge_perpetual_check(&["--json"]);
     assert!(out.status.success());
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["rules"], "cxa");
@@ -56,16 +54,7 @@ fn bad_input_exits_with_status_2() {
 
 #[test]
 fn the_table_lines_up_chinese_moves_and_names_the_verdict() {
-    let out = xq(&[
-        "judge",
-        "--fen",
-        "2b6/4k4/9/9/9/9/9/9/2p6/3K1RBc1 w - - 0 1",
-        "--moves",
-        "f0e0",
-        "e8f8",
-        "e0f0",
-        "f8e8",
-    ]);
+    let out = judge_perpetual_check(&[]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).expect("UTF-8");
     let lines: Vec<&str> = text.lines().collect();
