@@ -1,0 +1,212 @@
+//! The rules know no left or right, and no red or black: every rulebook case, mirrored
+//! left–right, or with the colours swapped (the board turned 180° and red and black
+//! exchanged), is judged exactly as the original is — the same class and detail for every
+//! move, the targets moved with the board, and the same verdict (with the colours swapped
+//! for the colour-swapped case), under both rule sets.
+//!
+//! A second test plays each cycle three times and judges every lap with the history before it.
+//!
+//! This compares the judge with itself, so it holds whether or not the judge agrees with
+//! the book; it catches code that looks at one side of the board, or at one colour, only.
+
+use serde_json::Value;
+use xq_core::qili::{Judgement, RuleSet, try_judge};
+use xq_core::{GameResult, Move, Position, Square, notation::parse_move};
+
+struct Case {
+    id: String,
+    fen: String,
+    moves: Vec<String>,
+    start: usize,
+}
+
+fn load() -> Vec<Case> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/qili/cases.json");
+    let text = std::fs::read_to_string(path).expect("data/qili/cases.json is readable");
+    let json: Value = serde_json::from_str(&text).expect("cases.json is JSON");
+    json["cases"]
+        .as_array()
+        .expect("a cases array")
+        .iter()
+        .map(|c| Case {
+            id: c["id"].as_str().expect("id").to_string(),
+            fen: c["fen"].as_str().expect("fen").to_string(),
+            moves: c["moves"]
+                .as_array()
+                .expect("moves")
+                .iter()
+                .map(|m| m.as_str().expect("move").to_string())
+                .collect(),
+            start: c["cycle_start_ply"].as_u64().expect("cycle_start_ply") as usize,
+        })
+        .collect()
+}
+
+/// The FEN with the board turned 180° and the colours exchanged; the other side moves.
+fn colour_swapped_fen(fen: &str) -> String {
+    let mut fields = fen.split_whitespace();
+    let board = fields.next().expect("a board field");
+    let side = fields.next().unwrap_or("w");
+    let turned: Vec<String> = board
+        .split('/')
+        .rev()
+        .map(|rank| {
+            rank.chars()
+                .rev()
+                .map(|c| if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() })
+                .collect()
+        })
+        .collect();
+    let side = if side == "b" { "w" } else { "b" };
+    format!("{} {side} - - 0 1", turned.join("/"))
+}
+
+fn play(start: Position, moves: &[Move]) -> Vec<Position> {
+    let mut positions = vec![start];
+    for &m in moves {
+        let next = positions.last().expect("a position").after(m);
+        positions.push(next);
+    }
+    positions
+}
+
+fn judge_all(positions: &[Position], moves: &[Move], start: usize, rules: RuleSet) -> Judgement {
+    try_judge(positions, moves, start, rules).expect("judgeable")
+}
+
+/// Describes a judgement with squares mapped by `map` and the result by `result`, so the
+/// transformed case's description equals the original's.
+fn describe(
+    j: &Judgement,
+    map: impl Fn(Square) -> Square,
+    result: impl Fn(GameResult) -> GameResult,
+) -> String {
+    let mut lines: Vec<String> = j
+        .moves
+        .iter()
+        .map(|i| {
+            let mut targets: Vec<String> = i.targets.iter().map(|s| map(s).to_string()).collect();
+            targets.sort();
+            format!(
+                "{:?} {:?} [{}] b={} cont={} pawn={}",
+                i.class,
+                i.detail,
+                targets.join(","),
+                i.grade_b,
+                i.continuing,
+                i.pawn_attack
+            )
+        })
+        .collect();
+    lines.push(format!("{:?} {:?}", result(j.outcome.result), j.outcome.reason));
+    lines.join("\n")
+}
+
+fn swap(r: GameResult) -> GameResult {
+    match r {
+        GameResult::RedWins => GameResult::BlackWins,
+        GameResult::BlackWins => GameResult::RedWins,
+        GameResult::Draw => GameResult::Draw,
+    }
+}
+
+#[test]
+fn mirrored_and_colour_swapped_cases_are_judged_alike() {
+    let cases = load();
+    assert!(cases.len() >= 50);
+    let mut differences = Vec::new();
+    for case in &cases {
+        let original = Position::from_fen(&case.fen).expect("valid FEN");
+        let mut moves = Vec::new();
+        let mut pos = original;
+        for m in &case.moves {
+            let mv = parse_move(&pos, m).expect("legal move");
+            pos = pos.after(mv);
+            moves.push(mv);
+        }
+        let positions = play(original, &moves);
+
+        let mirrored_moves: Vec<Move> = moves.iter().map(|m| m.mirror()).collect();
+        let mirrored = play(original.mirror(), &mirrored_moves);
+
+        let swapped_start = Position::from_fen(&colour_swapped_fen(&case.fen)).expect("swapped FEN");
+        let swapped_moves: Vec<Move> = moves.iter().map(|m| m.flip()).collect();
+        let swapped = play(swapped_start, &swapped_moves);
+
+        for rules in [RuleSet::Cxa, RuleSet::Cxa2020] {
+            for start in [0, case.start] {
+                let base = describe(&judge_all(&positions, &moves, start, rules), |s| s, |r| r);
+                let m = describe(&judge_all(&mirrored, &mirrored_moves, start, rules), Square::mirror, |r| r);
+                let s = describe(&judge_all(&swapped, &swapped_moves, start, rules), Square::flip, swap);
+                for (what, got) in [("mirrored", m), ("colour-swapped", s)] {
+                    if got != base {
+                        differences.push(format!(
+                            "{} {what} ({}, from ply {start}):\noriginal:\n{base}\n{what}:\n{got}",
+                            case.id,
+                            rules.name()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(differences.is_empty(), "{} differences:\n{}", differences.len(), differences.join("\n\n"));
+}
+
+/// Class, targets and verdict, without the idle details, which may name the move before
+/// the cycle (a follow, 跟), absent when the cycle starts the history.
+fn classes_and_verdict(j: &Judgement) -> String {
+    let mut out: Vec<String> = j
+        .moves
+        .iter()
+        .map(|i| {
+            let targets: Vec<String> = i.targets.iter().map(|s| s.to_string()).collect();
+            format!("{:?} [{}]", i.class, targets.join(","))
+        })
+        .collect();
+    out.push(format!("{:?} {:?} {:?}", j.outcome.result, j.outcome.reason, j.outcome.must_vary));
+    out.join("\n")
+}
+
+/// A game judges the cycle when it has been played twice or more, with the history before
+/// it: every rulebook case's cycle, played three times, is judged the same on each lap as
+/// the case alone (the same classes, targets and verdict), and the second and third laps
+/// alike in every detail.
+#[test]
+fn every_lap_of_a_repeated_cycle_is_judged_alike() {
+    let mut differences = Vec::new();
+    for case in &load() {
+        let original = Position::from_fen(&case.fen).expect("valid FEN");
+        let mut moves = Vec::new();
+        let mut pos = original;
+        for m in &case.moves {
+            let mv = parse_move(&pos, m).expect("legal move");
+            pos = pos.after(mv);
+            moves.push(mv);
+        }
+        let n = moves.len();
+        let cycle = moves[case.start..].to_vec();
+        let mut laps = moves.clone();
+        laps.extend_from_slice(&cycle);
+        laps.extend_from_slice(&cycle);
+        let positions = play(original, &laps);
+        assert_eq!(positions[n], positions[case.start], "{}: the cycle closes", case.id);
+        for rules in [RuleSet::Cxa, RuleSet::Cxa2020] {
+            let first = judge_all(&positions, &laps[..n], case.start, rules);
+            let second = judge_all(&positions, &laps[..n + cycle.len()], n, rules);
+            let third = judge_all(&positions, &laps, n + cycle.len(), rules);
+            let same_details = describe(&second, |s| s, |r| r) == describe(&third, |s| s, |r| r);
+            if classes_and_verdict(&first) != classes_and_verdict(&second) || !same_details {
+                differences.push(format!(
+                    "{} ({}):\nalone:\n{}\nsecond lap:\n{}\nthird lap:\n{}",
+                    case.id,
+                    rules.name(),
+                    describe(&first, |s| s, |r| r),
+                    describe(&second, |s| s, |r| r),
+                    describe(&third, |s| s, |r| r)
+                ));
+            }
+        }
+    }
+    assert!(differences.is_empty(), "{}", differences.join("\n\n"));
+}
