@@ -12,11 +12,11 @@ use xq_core::qili::{Detail, IdleKind, MoveClass, RuleSet, try_judge};
 use xq_core::{Move, Position, notation::parse_move};
 
 /// Cases whose every label and both verdicts agree with the book.
-const CASES_FLOOR: usize = 52;
+const CASES_FLOOR: usize = 53;
 /// Single move labels that agree with the book.
 const LABELS_FLOOR: usize = 209;
 /// Verdicts (two per case) that agree with the book.
-const VERDICTS_FLOOR: usize = 105;
+const VERDICTS_FLOOR: usize = 106;
 
 struct Case {
     id: String,

@@ -294,20 +294,6 @@ fn pawn_alone_attacking_is_idle() {
     let info = classify("r2k5/9/3n5/4P4/9/9/9/9/9/4K4 w", &["e6e7"]);
     assert_eq!(info[0].class, MoveClass::Idle);
     assert_eq!(info[0].detail, Detail::Idle(IdleKind::PawnAlone));
-    assert!(info[0].pawn_attack);
-}
-
-#[test]
-fn pawn_attacks_count_in_a_mutual_perpetual_attack() {
-    // Red chases with a pawn on every move, black chases on every move: mutual 长打, so the
-    // pawn's attacks are chases and both sides are forbidden: draw under cxa (27.2, 26.3).
-    let red = SideTally { moves: 2, pawn_attacks: 2, ..SideTally::default() };
-    let black = tally(2, 0, 0, 2);
-    let o = decide(&red, &black, RuleSet::Cxa);
-    assert_eq!((o.result, o.reason), (GameResult::Draw, Termination::BothForbidden));
-    // Against an idle opponent the pawn alone is idle: both allowed.
-    let idle = tally(2, 0, 0, 0);
-    assert_eq!(decide(&red, &idle, RuleSet::Cxa).reason, Termination::BothAllowed);
 }
 
 #[test]
@@ -383,13 +369,22 @@ fn king_answering_a_check_is_idle() {
 }
 
 #[test]
-fn pawn_alone_stays_idle_against_perpetual_chases_under_cxa2020() {
-    // The 2020 edition's 26.1 has no mutual-长打 exception: a pawn attacking on every move
-    // against a side chasing on every move leaves the chaser forbidden (figure 14).
-    let red = SideTally { moves: 2, pawn_attacks: 2, ..SideTally::default() };
-    let black = tally(2, 0, 0, 2);
-    let o = decide(&red, &black, RuleSet::Cxa2020);
-    assert_eq!((o.result, o.reason), (GameResult::RedWins, Termination::PerpetualChase));
+fn pawn_alone_stays_idle_against_perpetual_chases() {
+    // A crossed pawn attacks the rook on every move, the rook chases on every move (2020
+    // figure 14): the pawn alone is idle even in this mutual 长打, so the chaser must vary,
+    // under both rule sets (the seeds' 27.2 exception is not kept: the 2020 edition dropped
+    // it, and both rule sets share its classification).
+    let (positions, moves) = play(
+        "1rb1kacn1/4a4/2n1b2r1/p1C1pRP1p/2p6/9/PcP1P3P/N3C1N2/9/1RBAKAB2 w",
+        &["g6h6", "h7g7", "h6g6", "g7h7"],
+    );
+    for rules in [RuleSet::Cxa, RuleSet::Cxa2020] {
+        let j = try_judge(&positions, &moves, 0, rules).expect("a consistent history");
+        assert_eq!(j.moves[0].detail, Detail::Idle(IdleKind::PawnAlone));
+        assert_eq!(j.moves[2].detail, Detail::Idle(IdleKind::PawnAlone));
+        assert_eq!((j.outcome.result, j.outcome.reason), (GameResult::RedWins, Termination::PerpetualChase));
+        assert_eq!(j.outcome.must_vary, Some(Color::Black));
+    }
 }
 
 #[test]

@@ -88,13 +88,12 @@ fn describe(
             let mut targets: Vec<String> = i.targets.iter().map(|s| map(s).to_string()).collect();
             targets.sort();
             format!(
-                "{:?} {:?} [{}] b={} cont={} pawn={}",
+                "{:?} {:?} [{}] b={} cont={}",
                 i.class,
                 i.detail,
                 targets.join(","),
                 i.grade_b,
                 i.continuing,
-                i.pawn_attack
             )
         })
         .collect();

@@ -82,7 +82,8 @@ pub enum IdleKind {
     Follow,
     /// The king alone attacks a piece (27.1): idle.
     KingAlone,
-    /// A pawn alone attacks a piece (27.2): idle unless both sides attack on every move.
+    /// A pawn alone attacks a piece (27.2; 2020 26.1): idle, under both rule sets also when
+    /// both sides attack on every move (see [`crate::qili::RuleSet::Cxa`]).
     PawnAlone,
     /// `cxa2020` 26.1.2/26.1.4: a move answering a check whose attack already existed.
     AnswersCheck,
@@ -155,21 +156,11 @@ pub struct MoveInfo {
     /// A chase all of whose targets were already chased before the move (从捉到捉: idle in
     /// the seeds' 29.2, a chase in the 2020 book, weighed in its 26.9 grading).
     pub continuing: bool,
-    /// A pawn alone (or pawns alone) newly attacks a piece: idle, but a chase when both
-    /// sides attack on every move (27.2 mutual 长打).
-    pub pawn_attack: bool,
 }
 
 impl MoveInfo {
     const fn plain(class: MoveClass) -> MoveInfo {
-        MoveInfo {
-            class,
-            detail: Detail::None,
-            targets: SquareSet::EMPTY,
-            grade_b: false,
-            continuing: false,
-            pawn_attack: false,
-        }
+        MoveInfo { class, detail: Detail::None, targets: SquareSet::EMPTY, grade_b: false, continuing: false }
     }
 }
 
@@ -788,7 +779,6 @@ pub(crate) fn classify(
             targets: new,
             grade_b,
             continuing,
-            pawn_attack: false,
         };
     }
     let pawn_new = SquareSet(now.pawn_only.0 & !then.pawn_only.0 & !then.chased.0);
@@ -799,7 +789,6 @@ pub(crate) fn classify(
             targets: pawn_new,
             grade_b: false,
             continuing: false,
-            pawn_attack: true,
         };
     }
     let king_new = SquareSet(now.king_only.0 & !then.king_only.0 & !then.chased.0);

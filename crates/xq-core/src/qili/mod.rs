@@ -36,8 +36,13 @@ use thiserror::Error;
 /// verdicts under both sets rest on); they differ in the verdict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum RuleSet {
-    /// The seeds' verdict articles (26.1–26.4, 27.2): both sides forbidden is a draw, and
-    /// a pawn's attacks count as chases in a mutual 长打.
+    /// The seeds' verdict articles (26.1–26.4): both sides forbidden is a draw.
+    ///
+    /// They are applied to the shared (2020) classification, as the rulebook cases'
+    /// `verdict_seed_rules` are. Where the seeds' own illustrated cases rest on
+    /// classification rules the 2020 edition changed — 从捉到捉 idle (seeds case 6) and a
+    /// pawn's attacks as chases in a mutual 长打 (27.2, seeds case 11) — `Cxa` follows the
+    /// 2020 classification (docs/QILI.md, "One classification, two verdicts").
     #[default]
     Cxa,
     /// The 2020 edition's verdict (RULES.md §3a): both sides forbidden is graded by 26.9.

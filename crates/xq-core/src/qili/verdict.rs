@@ -17,8 +17,6 @@ pub struct SideTally {
     pub mate_threats: u32,
     /// Of those, chases.
     pub chases: u32,
-    /// Of those, idle moves in which a pawn alone attacks (27.2).
-    pub pawn_attacks: u32,
     /// Whether some chase is graded B (26.9: joint, through checks, or of an insufficiently
     /// protected piece).
     pub grade_b: bool,
@@ -38,11 +36,7 @@ impl SideTally {
                 self.grade_b |= info.grade_b;
                 self.new_chases += u32::from(!info.continuing);
             }
-            MoveClass::Idle => {
-                if info.pawn_attack {
-                    self.pawn_attacks += 1;
-                }
-            }
+            MoveClass::Idle => {}
         }
     }
 
@@ -63,15 +57,14 @@ impl SideTally {
         self.moves > 0 && self.checks == self.moves
     }
 
-    /// Every move attacked (禁止着法); `with_pawns` counts a pawn's attacks as chases.
-    pub fn forbidden(&self, with_pawns: bool) -> bool {
-        let extra = if with_pawns { self.pawn_attacks } else { 0 };
-        self.moves > 0 && self.attacks() + extra == self.moves
+    /// Every move attacked (禁止着法).
+    pub fn forbidden(&self) -> bool {
+        self.moves > 0 && self.attacks() == self.moves
     }
 
     /// The reason a forbidden side loses: chases only, mate threats only, or a mix.
     fn reason(&self) -> Termination {
-        if self.chases + self.pawn_attacks == self.moves {
+        if self.chases == self.moves {
             Termination::PerpetualChase
         } else if self.mate_threats == self.moves {
             Termination::PerpetualMateThreat
@@ -97,13 +90,10 @@ pub fn decide(red: &SideTally, black: &SideTally, rules: RuleSet) -> Outcome {
         (false, true) => return loses(Color::Black, Termination::PerpetualCheck, "26.1"),
         (false, false) => {}
     }
-    // 27.2 (seeds): pawns' attacks count as chases when both sides attack on every move.
-    // The 2020 edition's 26.1 keeps the pawn alone idle without that exception: its
-    // figure 14 (a pawn attacking a rook on every move against a rook chasing on every
-    // move) is decided against the chasing side.
-    let with_pawns = rules == RuleSet::Cxa && red.forbidden(true) && black.forbidden(true);
-    let (rf, bf) = (red.forbidden(with_pawns), black.forbidden(with_pawns));
-    match (rf, bf) {
+    // A pawn alone attacking stays idle under both rule sets, also in a mutual 长打: the
+    // seeds' 27.2 exception is a classification rule that the 2020 edition dropped (its
+    // figure 14), and both rule sets share the 2020 classification (see `RuleSet::Cxa`).
+    match (red.forbidden(), black.forbidden()) {
         (true, false) => loses(Color::Red, red.reason(), "26.4"),
         (false, true) => loses(Color::Black, black.reason(), "26.4"),
         (false, false) => Outcome::new(GameResult::Draw, Termination::BothAllowed, "26.2"),
