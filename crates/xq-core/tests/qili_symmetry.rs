@@ -4,14 +4,18 @@
 //! move, the targets moved with the board, and the same verdict (with the colours swapped
 //! for the colour-swapped case), under both rule sets.
 //!
-//! A second test plays each cycle three times and judges every lap with the history before it.
+//! A property test does the same on random games. Another test plays each cycle three times and judges every lap with the history before it.
 //!
 //! This compares the judge with itself, so it holds whether or not the judge agrees with
 //! the book; it catches code that looks at one side of the board, or at one colour, only.
 
+mod common;
+
+use common::{colour_swapped_fen, describe, random_history, swap};
+use proptest::prelude::*;
 use serde_json::Value;
 use xq_core::qili::{Judgement, RuleSet, try_judge};
-use xq_core::{GameResult, Move, Position, Square, notation::parse_move};
+use xq_core::{Move, Position, Square, notation::parse_move};
 
 struct Case {
     id: String,
@@ -42,25 +46,6 @@ fn load() -> Vec<Case> {
         .collect()
 }
 
-/// The FEN with the board turned 180° and the colours exchanged; the other side moves.
-fn colour_swapped_fen(fen: &str) -> String {
-    let mut fields = fen.split_whitespace();
-    let board = fields.next().expect("a board field");
-    let side = fields.next().unwrap_or("w");
-    let turned: Vec<String> = board
-        .split('/')
-        .rev()
-        .map(|rank| {
-            rank.chars()
-                .rev()
-                .map(|c| if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() })
-                .collect()
-        })
-        .collect();
-    let side = if side == "b" { "w" } else { "b" };
-    format!("{} {side} - - 0 1", turned.join("/"))
-}
-
 fn play(start: Position, moves: &[Move]) -> Vec<Position> {
     let mut positions = vec![start];
     for &m in moves {
@@ -74,39 +59,34 @@ fn judge_all(positions: &[Position], moves: &[Move], start: usize, rules: RuleSe
     try_judge(positions, moves, start, rules).expect("judgeable")
 }
 
-/// Describes a judgement with squares mapped by `map` and the result by `result`, so the
-/// transformed case's description equals the original's.
-fn describe(
-    j: &Judgement,
-    map: impl Fn(Square) -> Square,
-    result: impl Fn(GameResult) -> GameResult,
-) -> String {
-    let mut lines: Vec<String> = j
-        .moves
-        .iter()
-        .map(|i| {
-            let mut targets: Vec<String> = i.targets.iter().map(|s| map(s).to_string()).collect();
-            targets.sort();
-            format!(
-                "{:?} {:?} [{}] b={} cont={}",
-                i.class,
-                i.detail,
-                targets.join(","),
-                i.grade_b,
-                i.continuing,
-            )
-        })
-        .collect();
-    lines.push(format!("{:?} {:?}", result(j.outcome.result), j.outcome.reason));
-    lines.join("\n")
-}
+/// How the judgements of the history from `original` (`moves`, cycles from each of
+/// `starts`) differ from those of its mirror image and of its colour-swapped image, under
+/// both rule sets; empty when they agree.
+fn symmetry_differences(name: &str, original: Position, moves: &[Move], starts: &[usize]) -> Vec<String> {
+    let positions = play(original, moves);
+    let mirrored_moves: Vec<Move> = moves.iter().map(|m| m.mirror()).collect();
+    let mirrored = play(original.mirror(), &mirrored_moves);
+    let swapped_start = Position::from_fen(&colour_swapped_fen(&original.fen())).expect("swapped FEN");
+    let swapped_moves: Vec<Move> = moves.iter().map(|m| m.flip()).collect();
+    let swapped = play(swapped_start, &swapped_moves);
 
-fn swap(r: GameResult) -> GameResult {
-    match r {
-        GameResult::RedWins => GameResult::BlackWins,
-        GameResult::BlackWins => GameResult::RedWins,
-        GameResult::Draw => GameResult::Draw,
+    let mut differences = Vec::new();
+    for rules in [RuleSet::Cxa, RuleSet::Cxa2020] {
+        for &start in starts {
+            let base = describe(&judge_all(&positions, moves, start, rules), |s| s, |r| r);
+            let m = describe(&judge_all(&mirrored, &mirrored_moves, start, rules), Square::mirror, |r| r);
+            let s = describe(&judge_all(&swapped, &swapped_moves, start, rules), Square::flip, swap);
+            for (what, got) in [("mirrored", m), ("colour-swapped", s)] {
+                if got != base {
+                    differences.push(format!(
+                        "{name} {what} ({}, from ply {start}):\noriginal:\n{base}\n{what}:\n{got}",
+                        rules.name()
+                    ));
+                }
+            }
+        }
     }
+    differences
 }
 
 #[test]
@@ -123,33 +103,27 @@ fn mirrored_and_colour_swapped_cases_are_judged_alike() {
             pos = pos.after(mv);
             moves.push(mv);
         }
-        let positions = play(original, &moves);
-
-        let mirrored_moves: Vec<Move> = moves.iter().map(|m| m.mirror()).collect();
-        let mirrored = play(original.mirror(), &mirrored_moves);
-
-        let swapped_start = Position::from_fen(&colour_swapped_fen(&case.fen)).expect("swapped FEN");
-        let swapped_moves: Vec<Move> = moves.iter().map(|m| m.flip()).collect();
-        let swapped = play(swapped_start, &swapped_moves);
-
-        for rules in [RuleSet::Cxa, RuleSet::Cxa2020] {
-            for start in [0, case.start] {
-                let base = describe(&judge_all(&positions, &moves, start, rules), |s| s, |r| r);
-                let m = describe(&judge_all(&mirrored, &mirrored_moves, start, rules), Square::mirror, |r| r);
-                let s = describe(&judge_all(&swapped, &swapped_moves, start, rules), Square::flip, swap);
-                for (what, got) in [("mirrored", m), ("colour-swapped", s)] {
-                    if got != base {
-                        differences.push(format!(
-                            "{} {what} ({}, from ply {start}):\noriginal:\n{base}\n{what}:\n{got}",
-                            case.id,
-                            rules.name()
-                        ));
-                    }
-                }
-            }
-        }
+        differences.extend(symmetry_differences(&case.id, original, &moves, &[0, case.start]));
     }
     assert!(differences.is_empty(), "{} differences:\n{}", differences.len(), differences.join("\n\n"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 120, ..ProptestConfig::default() })]
+
+    /// The same on random games from the start position, judged over their last moves.
+    #[test]
+    fn random_games_mirrored_or_colour_swapped_are_judged_alike(
+        seed in any::<u64>(),
+        plies in 0usize..120,
+        cycle_len in 1usize..9,
+    ) {
+        let (positions, moves) = random_history(seed, plies);
+        prop_assume!(!moves.is_empty());
+        let start = moves.len().saturating_sub(cycle_len);
+        let differences = symmetry_differences(&format!("seed {seed}"), positions[0], &moves, &[start]);
+        prop_assert!(differences.is_empty(), "{}", differences.join("\n\n"));
+    }
 }
 
 /// Class, targets and verdict, without the idle details, which may name the move before
