@@ -19,8 +19,9 @@ use xq_core::{Move, Position, Square, notation::parse_move};
 
 struct Case {
     id: String,
-    fen: String,
-    moves: Vec<String>,
+    /// The position the case starts from.
+    original: Position,
+    moves: Vec<Move>,
     start: usize,
 }
 
@@ -32,16 +33,21 @@ fn load() -> Vec<Case> {
         .as_array()
         .expect("a cases array")
         .iter()
-        .map(|c| Case {
-            id: c["id"].as_str().expect("id").to_string(),
-            fen: c["fen"].as_str().expect("fen").to_string(),
-            moves: c["moves"]
-                .as_array()
-                .expect("moves")
-                .iter()
-                .map(|m| m.as_str().expect("move").to_string())
-                .collect(),
-            start: c["cycle_start_ply"].as_u64().expect("cycle_start_ply") as usize,
+        .map(|c| {
+            let original = Position::from_fen(c["fen"].as_str().expect("fen")).expect("valid FEN");
+            let mut pos = original;
+            let mut moves = Vec::new();
+            for m in c["moves"].as_array().expect("moves") {
+                let mv = parse_move(&pos, m.as_str().expect("move")).expect("legal move");
+                pos = pos.after(mv);
+                moves.push(mv);
+            }
+            Case {
+                id: c["id"].as_str().expect("id").to_string(),
+                original,
+                moves,
+                start: c["cycle_start_ply"].as_u64().expect("cycle_start_ply") as usize,
+            }
         })
         .collect()
 }
@@ -95,15 +101,7 @@ fn mirrored_and_colour_swapped_cases_are_judged_alike() {
     assert!(cases.len() >= 50);
     let mut differences = Vec::new();
     for case in &cases {
-        let original = Position::from_fen(&case.fen).expect("valid FEN");
-        let mut moves = Vec::new();
-        let mut pos = original;
-        for m in &case.moves {
-            let mv = parse_move(&pos, m).expect("legal move");
-            pos = pos.after(mv);
-            moves.push(mv);
-        }
-        differences.extend(symmetry_differences(&case.id, original, &moves, &[0, case.start]));
+        differences.extend(symmetry_differences(&case.id, case.original, &case.moves, &[0, case.start]));
     }
     assert!(differences.is_empty(), "{} differences:\n{}", differences.len(), differences.join("\n\n"));
 }
@@ -149,20 +147,13 @@ fn classes_and_verdict(j: &Judgement) -> String {
 fn every_lap_of_a_repeated_cycle_is_judged_alike() {
     let mut differences = Vec::new();
     for case in &load() {
-        let original = Position::from_fen(&case.fen).expect("valid FEN");
-        let mut moves = Vec::new();
-        let mut pos = original;
-        for m in &case.moves {
-            let mv = parse_move(&pos, m).expect("legal move");
-            pos = pos.after(mv);
-            moves.push(mv);
-        }
+        let moves = &case.moves;
         let n = moves.len();
         let cycle = moves[case.start..].to_vec();
         let mut laps = moves.clone();
         laps.extend_from_slice(&cycle);
         laps.extend_from_slice(&cycle);
-        let positions = play(original, &laps);
+        let positions = play(case.original, &laps);
         assert_eq!(positions[n], positions[case.start], "{}: the cycle closes", case.id);
         for rules in [RuleSet::Cxa, RuleSet::Cxa2020] {
             let first = judge_all(&positions, &laps[..n], case.start, rules);
