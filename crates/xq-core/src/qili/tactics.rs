@@ -351,82 +351,83 @@ pub enum CaptureVerdict {
     },
 }
 
-/// What the side to move of `pos` wins at best with one capture anywhere followed by the
-/// exchange on that square (0 when every capture loses or there is none). With
-/// `skip_mating`, captures after which the other side mates with consecutive checks
-/// ([`FALSE_ROOT_MATE_CHECKS`]) do not count (a defender that cannot leave, 假根).
-/// `recaptured` reports whether a counted capture lands on `recapture_square`. With
-/// `weigh_overload`, a recapture costs what the recapturing piece stops guarding.
-///
-/// With `earlier` (the position before the other side's capture, this side to move, and
-/// the square the capturing piece came from), the answers are split: `.0` is the best
-/// answer the capture made possible or better (a recapture, a piece it stopped guarding or
-/// shielding), `.1` the best of those that are elsewhere than on the capture square and
-/// that the capturing piece itself made possible by leaving its square (26.5's shapes, see
-/// [`chaser_made_possible`]), `.2` the best answer that already won as much in `earlier` (a
-/// piece of the capturer's that was hanging anyway; `standing_base`, when given, replaces
-/// `earlier` for this test). Without `earlier` every answer is in `.0`.
-#[allow(clippy::too_many_arguments)]
-pub fn best_capture_gain(
-    pos: &Position,
-    skip_mating: bool,
-    recapture_square: Option<Square>,
-    earlier: Option<(&Position, Square)>,
+/// What the capturer's opponent wins back at best after a capture, by one capture anywhere
+/// followed by the exchange on that square (0 when every answer loses or there is none),
+/// split by where the answer comes from. See [`answers_to_capture`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Answers {
+    /// The best answer the capture made possible or better: a recapture, or a piece the
+    /// capturing piece stopped guarding or shielding.
+    pub caused: i32,
+    /// The best of the answers elsewhere than on the capture square that the capturing
+    /// piece made possible by leaving its square (26.5's shapes, see
+    /// [`chaser_made_possible`]).
+    pub elsewhere: i32,
+    /// The best answer that already won as much before the capture (a piece of the
+    /// capturer's that was hanging anyway).
+    pub standing: i32,
+    /// Whether a counted answer recaptures on the capture square.
+    pub recaptured: bool,
+}
+
+/// The answers of the side to move of `after` to `capture`, which has just been played.
+/// `earlier` is the position before that capture, this side to move; `standing_base`, when given, replaces it for telling the answers that stood before
+/// (a line of checks started there). Answers after which the capturer mates with
+/// consecutive checks ([`FALSE_ROOT_MATE_CHECKS`]) do not count (a defender that cannot
+/// leave, 假根). With `weigh_overload`, a recapture costs what the recapturing piece stops
+/// guarding.
+pub fn answers_to_capture(
+    after: &Position,
+    capture: Move,
+    earlier: &Position,
     standing_base: Option<&Position>,
     weigh_overload: bool,
-    recaptured: &mut bool,
     budget: &mut Budget,
-) -> (i32, i32, i32) {
-    let me = pos.side_to_move();
+) -> Answers {
+    let me = after.side_to_move();
     let mut moves = MoveList::new();
-    pos.generate_pseudo(me, &mut moves);
-    let (mut caused, mut elsewhere, mut standing) = (0, 0, 0);
+    after.generate_pseudo(me, &mut moves);
+    let mut answers = Answers::default();
     for &r in moves.iter() {
-        let Some(victim) = pos.piece_at(r.to()) else { continue };
-        if victim.color == me || !pos.pseudo_move_is_legal(r) || !budget.spend() {
+        let Some(victim) = after.piece_at(r.to()) else { continue };
+        if victim.color == me || !after.pseudo_move_is_legal(r) || !budget.spend() {
             continue;
         }
-        let next = pos.after(r);
+        let next = after.after(r);
         let mut back = exchange_gain(&next, r.to(), MAX_EXCHANGE_CAPTURES, budget);
-        if weigh_overload && Some(r.to()) == recapture_square && value(victim, r.to()) > back {
+        let is_recapture = r.to() == capture.to();
+        if weigh_overload && is_recapture && value(victim, r.to()) > back {
             // The recapturing piece (the target's root) may also have been guarding another
             // piece: what its leaving lets the capturer's side take instead is the
             // recapture's cost. An overloaded root protects in form only (28.16 "形式上是根,
             // 实际上起不到充分保护作用, 称为假根"; 000 term 9: a root that cannot leave without
             // another piece being taken). Reference figure 13: 车2平4 makes the advisor on
             // e1 guard both d2 and d0, and the cannon's capture of d0 wins the advisor.
-            back = back.max(left_unguarded(pos, &next, r, budget));
+            back = back.max(left_unguarded(after, &next, r, budget));
         }
         let gain = value(victim, r.to()) - back;
-        let is_recapture = Some(r.to()) == recapture_square;
         let slot = if is_recapture {
-            &mut caused
-        } else if let Some(base) = standing_base.or(earlier.map(|(e, _)| e))
-            && gain <= capture_gain(base, r, budget)
-        {
-            &mut standing
-        } else if let Some((earlier, from)) = earlier
-            && chaser_made_possible(earlier, r, from)
-        {
-            &mut elsewhere
+            &mut answers.caused
+        } else if gain <= capture_gain(standing_base.unwrap_or(earlier), r, budget) {
+            &mut answers.standing
+        } else if chaser_made_possible(earlier, r, capture.from()) {
+            &mut answers.elsewhere
         } else {
-            &mut caused
+            &mut answers.caused
         };
         // The mate test is the expensive part: only run it when the answer would count
-        // (it sets `recaptured`, or raises its slot's best).
-        let counts = gain > *slot || (is_recapture && !*recaptured);
+        // (it is a first recapture, or raises its slot's best).
+        let counts = gain > *slot || (is_recapture && !answers.recaptured);
         if !counts {
             continue;
         }
-        if skip_mating && mates_by_checks(&next, FALSE_ROOT_MATE_CHECKS, budget) {
+        if mates_by_checks(&next, FALSE_ROOT_MATE_CHECKS, budget) {
             continue;
         }
-        if is_recapture {
-            *recaptured = true;
-        }
         *slot = (*slot).max(gain);
+        answers.recaptured |= is_recapture;
     }
-    (caused, elsewhere, standing)
+    answers
 }
 
 /// 26.5's shapes: the answer `r` elsewhere takes a piece the chaser guarded from its square
@@ -530,7 +531,6 @@ pub fn judge_capture_with(
     let target_value = value(target, to);
     let attacker_value = value(attacker, capture.from());
     let after = pos.after(capture);
-    let mut recaptured = false;
     let earlier = pos.with_side_to_move(target.color);
     let since = match standing {
         Standing::Since(root) => Some(root.with_side_to_move(target.color)),
@@ -539,16 +539,9 @@ pub fn judge_capture_with(
     // An overloaded defender is weighed only when no pawn takes part: a crossed pawn's
     // value floats (25.3), so no gain computed through one is a gain.
     let overload = target.kind != PieceKind::Pawn && attacker.kind != PieceKind::Pawn;
-    let (mut answer, elsewhere, hanging_anyway) = best_capture_gain(
-        &after,
-        true,
-        Some(to),
-        Some((&earlier, capture.from())),
-        since.as_ref(),
-        overload,
-        &mut recaptured,
-        budget,
-    );
+    let answers = answers_to_capture(&after, capture, &earlier, since.as_ref(), overload, budget);
+    let (mut answer, elsewhere, hanging_anyway, mut recaptured) =
+        (answers.caused, answers.elsewhere, answers.standing, answers.recaptured);
     if matches!(standing, Standing::Full) {
         answer = answer.max(hanging_anyway);
     }
@@ -678,7 +671,7 @@ fn uncovered_gain(pos: &Position, capture: Move, now: &Position, budget: &mut Bu
 /// A win-back after which the capturer's side mates with [`FALSE_ROOT_MATE_CHECKS`] checks
 /// does not count: a protection must protect in fact (28.16: "形式上是根, 实际上起不到充分
 /// 保护作用, 称为假根"; 000 term 9: a root that cannot leave without being mated), as for
-/// an ordinary recapture (see [`best_capture_gain`]). What the check itself costs is not
+/// an ordinary recapture (see [`answers_to_capture`]). What the check itself costs is not
 /// weighed: the book's definition (000 term 8) asks only whether the capturing piece is
 /// won back, and its figure 9 (a discovered check by a rook that can be taken) counts such
 /// a protection.
