@@ -371,11 +371,11 @@ pub struct Answers {
 }
 
 /// The answers of the side to move of `after` to `capture`, which has just been played.
-/// `earlier` is the position before that capture, this side to move; `standing_base`, when given, replaces it for telling the answers that stood before
-/// (a line of checks started there). Answers after which the capturer mates with
-/// consecutive checks ([`FALSE_ROOT_MATE_CHECKS`]) do not count (a defender that cannot
-/// leave, 假根). With `weigh_overload`, a recapture costs what the recapturing piece stops
-/// guarding.
+/// `earlier` is the position before that capture, this side to move; `standing_base`, when
+/// given, replaces it for telling the answers that stood before (a line of checks started
+/// there). Answers after which the capturer mates with consecutive checks
+/// ([`FALSE_ROOT_MATE_CHECKS`]) do not count (a defender that cannot leave, 假根). With
+/// `weigh_overload`, a recapture costs what the recapturing piece stops guarding.
 pub fn answers_to_capture(
     after: &Position,
     capture: Move,
