@@ -105,7 +105,8 @@ pub fn describe(
             )
         })
         .collect();
-    lines.push(format!("{:?} {:?}", result(j.outcome.result), j.outcome.reason));
+    // `must_vary` is the loser of a lost cycle and empty otherwise, so the result covers it.
+    lines.push(format!("{:?} {:?} {}", result(j.outcome.result), j.outcome.reason, j.outcome.article));
     lines.join("\n")
 }
 
