@@ -141,8 +141,8 @@ fn classes_and_verdict(j: &Judgement) -> String {
 
 /// A game judges the cycle when it has been played twice or more, with the history before
 /// it: every rulebook case's cycle, played three times, is judged the same on each lap as
-/// the case alone (the same classes, targets and verdict), and the second and third laps
-/// alike in every detail.
+/// the case alone (the same classes, targets and verdict), the second and third laps alike
+/// in every detail, and alike from whichever ply of the repetition the cycle is counted.
 #[test]
 fn every_lap_of_a_repeated_cycle_is_judged_alike() {
     let mut differences = Vec::new();
@@ -169,6 +169,26 @@ fn every_lap_of_a_repeated_cycle_is_judged_alike() {
                     describe(&second, |s| s, |r| r),
                     describe(&third, |s| s, |r| r)
                 ));
+            }
+            // Where the cycle is taken to start does not matter either: a window of one
+            // cycle's length starting on any later ply of the repetition classifies the
+            // same moves alike, and comes to the same verdict.
+            let len = cycle.len();
+            for shift in 1..len {
+                let window = judge_all(&positions, &laps[..n + shift + len], n + shift, rules);
+                let rotated: Vec<_> = (0..len).map(|i| second.classes[(i + shift) % len]).collect();
+                if window.classes != rotated || window.outcome.result != second.outcome.result {
+                    differences.push(format!(
+                        "{} ({}), cycle taken from ply {}: {:?} {:?} against {:?} {:?}",
+                        case.id,
+                        rules.name(),
+                        n + shift,
+                        window.classes,
+                        window.outcome.result,
+                        rotated,
+                        second.outcome.result
+                    ));
+                }
             }
         }
     }
