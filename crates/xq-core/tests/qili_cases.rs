@@ -7,9 +7,10 @@
 //! fewer cases, or fewer single moves, agree with the book than the figures below, so a
 //! change to the rules can only raise them. Raise the floors when the judge improves.
 
-use serde_json::Value;
+mod common;
+
+use common::load_rulebook_cases;
 use xq_core::qili::{Detail, IdleKind, MoveClass, RuleSet, try_judge};
-use xq_core::{Move, Position, notation::parse_move};
 
 /// Cases whose every label and both verdicts agree with the book.
 const CASES_FLOOR: usize = 53;
@@ -17,51 +18,6 @@ const CASES_FLOOR: usize = 53;
 const LABELS_FLOOR: usize = 209;
 /// Verdicts (two per case) that agree with the book.
 const VERDICTS_FLOOR: usize = 106;
-
-struct Case {
-    id: String,
-    positions: Vec<Position>,
-    moves: Vec<Move>,
-    start: usize,
-    labels: Vec<String>,
-    verdict_cxa: String,
-    verdict_cxa2020: String,
-}
-
-fn load() -> Vec<Case> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/qili/cases.json");
-    let text = std::fs::read_to_string(path).expect("data/qili/cases.json is readable");
-    let json: Value = serde_json::from_str(&text).expect("cases.json is JSON");
-    let cases = json["cases"].as_array().expect("a cases array");
-    cases
-        .iter()
-        .map(|c| {
-            let id = c["id"].as_str().expect("id").to_string();
-            let mut pos = Position::from_fen(c["fen"].as_str().expect("fen")).expect("valid FEN");
-            let mut positions = vec![pos];
-            let mut moves = Vec::new();
-            for m in c["moves"].as_array().expect("moves") {
-                let mv = parse_move(&pos, m.as_str().expect("move text")).expect("legal move");
-                pos = pos.after(mv);
-                positions.push(pos);
-                moves.push(mv);
-            }
-            let labels = c["labels"]
-                .as_array()
-                .map(|a| a.iter().map(|l| l.as_str().expect("label").to_string()).collect())
-                .unwrap_or_default();
-            Case {
-                id,
-                positions,
-                moves,
-                start: c["cycle_start_ply"].as_u64().expect("cycle_start_ply") as usize,
-                labels,
-                verdict_cxa: c["verdict_seed_rules"].as_str().expect("verdict").to_string(),
-                verdict_cxa2020: c["verdict_cxa2020"].as_str().expect("verdict").to_string(),
-            }
-        })
-        .collect()
-}
 
 /// The book's label for a classified move: `exchange_offer` is an idle move with that detail.
 fn label(class: MoveClass, detail: Detail) -> &'static str {
@@ -73,7 +29,7 @@ fn label(class: MoveClass, detail: Detail) -> &'static str {
 
 #[test]
 fn every_rulebook_case_is_judged_as_the_book_does() {
-    let cases = load();
+    let cases = load_rulebook_cases();
     assert!(cases.len() >= 50, "the case file holds the rulebook's cases");
     let mut failures = Vec::new();
     let (mut moves_total, mut moves_agreeing, mut verdicts_agreeing) = (0, 0, 0);

@@ -11,46 +11,10 @@
 
 mod common;
 
-use common::{colour_swapped_fen, describe, random_history, swap};
+use common::{colour_swapped_fen, describe, load_rulebook_cases, random_history, swap};
 use proptest::prelude::*;
-use serde_json::Value;
 use xq_core::qili::{Judgement, RuleSet, try_judge};
-use xq_core::{Move, Position, Square, notation::parse_move};
-
-struct Case {
-    id: String,
-    /// The position the case starts from.
-    original: Position,
-    moves: Vec<Move>,
-    start: usize,
-}
-
-fn load() -> Vec<Case> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/qili/cases.json");
-    let text = std::fs::read_to_string(path).expect("data/qili/cases.json is readable");
-    let json: Value = serde_json::from_str(&text).expect("cases.json is JSON");
-    json["cases"]
-        .as_array()
-        .expect("a cases array")
-        .iter()
-        .map(|c| {
-            let original = Position::from_fen(c["fen"].as_str().expect("fen")).expect("valid FEN");
-            let mut pos = original;
-            let mut moves = Vec::new();
-            for m in c["moves"].as_array().expect("moves") {
-                let mv = parse_move(&pos, m.as_str().expect("move")).expect("legal move");
-                pos = pos.after(mv);
-                moves.push(mv);
-            }
-            Case {
-                id: c["id"].as_str().expect("id").to_string(),
-                original,
-                moves,
-                start: c["cycle_start_ply"].as_u64().expect("cycle_start_ply") as usize,
-            }
-        })
-        .collect()
-}
+use xq_core::{Move, Position, Square};
 
 fn play(start: Position, moves: &[Move]) -> Vec<Position> {
     let mut positions = vec![start];
@@ -97,11 +61,11 @@ fn symmetry_differences(name: &str, original: Position, moves: &[Move], starts: 
 
 #[test]
 fn mirrored_and_colour_swapped_cases_are_judged_alike() {
-    let cases = load();
+    let cases = load_rulebook_cases();
     assert!(cases.len() >= 50);
     let mut differences = Vec::new();
     for case in &cases {
-        differences.extend(symmetry_differences(&case.id, case.original, &case.moves, &[0, case.start]));
+        differences.extend(symmetry_differences(&case.id, case.positions[0], &case.moves, &[0, case.start]));
     }
     assert!(differences.is_empty(), "{} differences:\n{}", differences.len(), differences.join("\n\n"));
 }
@@ -146,14 +110,14 @@ fn classes_and_verdict(j: &Judgement) -> String {
 #[test]
 fn every_lap_of_a_repeated_cycle_is_judged_alike() {
     let mut differences = Vec::new();
-    for case in &load() {
+    for case in &load_rulebook_cases() {
         let moves = &case.moves;
         let n = moves.len();
         let cycle = moves[case.start..].to_vec();
         let mut laps = moves.clone();
         laps.extend_from_slice(&cycle);
         laps.extend_from_slice(&cycle);
-        let positions = play(case.original, &laps);
+        let positions = play(case.positions[0], &laps);
         assert_eq!(positions[n], positions[case.start], "{}: the cycle closes", case.id);
         for rules in [RuleSet::Cxa, RuleSet::Cxa2020] {
             let first = judge_all(&positions, &laps[..n], case.start, rules);

@@ -1,8 +1,9 @@
 //! Helpers shared by the 棋例 judge's test files.
 #![allow(dead_code)] // each test file uses a part
 
+use serde_json::Value;
 use xq_core::qili::Judgement;
-use xq_core::{GameResult, Move, Position, Square};
+use xq_core::{GameResult, Move, Position, Square, notation::parse_move};
 
 /// A small deterministic generator (xorshift64*), so each case is reproducible from its seed.
 pub struct Rng(u64);
@@ -117,4 +118,56 @@ pub fn swap(r: GameResult) -> GameResult {
         GameResult::BlackWins => GameResult::RedWins,
         GameResult::Draw => GameResult::Draw,
     }
+}
+
+/// One case of `data/qili/cases.json` (the 2020 rulebook's repetition cases), replayed.
+pub struct RulebookCase {
+    pub id: String,
+    /// `positions[i]` is the position before `moves[i]`; the last one follows every move.
+    pub positions: Vec<Position>,
+    pub moves: Vec<Move>,
+    /// The first ply of the cycle.
+    pub start: usize,
+    /// The book's label for each move (it may label a prefix of the moves).
+    pub labels: Vec<String>,
+    /// `verdict_seed_rules`: the verdict under `cxa`.
+    pub verdict_cxa: String,
+    /// The book's own verdict, under `cxa2020`.
+    pub verdict_cxa2020: String,
+}
+
+/// Every case of `data/qili/cases.json`, replayed from its FEN.
+pub fn load_rulebook_cases() -> Vec<RulebookCase> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/qili/cases.json");
+    let text = std::fs::read_to_string(path).expect("data/qili/cases.json is readable");
+    let json: Value = serde_json::from_str(&text).expect("cases.json is JSON");
+    let cases = json["cases"].as_array().expect("a cases array");
+    cases
+        .iter()
+        .map(|c| {
+            let id = c["id"].as_str().expect("id").to_string();
+            let mut pos = Position::from_fen(c["fen"].as_str().expect("fen")).expect("valid FEN");
+            let mut positions = vec![pos];
+            let mut moves = Vec::new();
+            for m in c["moves"].as_array().expect("moves") {
+                let mv = parse_move(&pos, m.as_str().expect("move text")).expect("legal move");
+                pos = pos.after(mv);
+                positions.push(pos);
+                moves.push(mv);
+            }
+            let labels = c["labels"]
+                .as_array()
+                .map(|a| a.iter().map(|l| l.as_str().expect("label").to_string()).collect())
+                .unwrap_or_default();
+            RulebookCase {
+                id,
+                positions,
+                moves,
+                start: c["cycle_start_ply"].as_u64().expect("cycle_start_ply") as usize,
+                labels,
+                verdict_cxa: c["verdict_seed_rules"].as_str().expect("verdict").to_string(),
+                verdict_cxa2020: c["verdict_cxa2020"].as_str().expect("verdict").to_string(),
+            }
+        })
+        .collect()
 }
