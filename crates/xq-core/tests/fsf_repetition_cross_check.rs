@@ -9,9 +9,12 @@
 //! Each case is judged as a game would judge it: the cycle runs from the first occurrence
 //! of the final position, under the default rule set (`cxa`).
 
+mod common;
+
+use common::replay;
 use serde_json::Value;
 use xq_core::qili::{MoveClass, RuleSet, try_judge};
-use xq_core::{Color, GameResult, Position, notation::parse_move};
+use xq_core::{Color, GameResult};
 
 /// A case whose Chinese ruling differs from Fairy-Stockfish's AXF ruling.
 struct Difference {
@@ -103,16 +106,8 @@ fn chinese_rulings_agree_with_fairy_stockfish_where_the_rule_books_agree() {
         let Some(expected) = case["expected_for_side_to_move"].as_str() else {
             continue; // test.py leaves this one unchecked
         };
-        let mut pos = Position::from_fen(case["fen"].as_str().expect("fen")).expect("valid FEN");
-        let mut positions = vec![pos];
-        let mut moves = Vec::new();
-        for m in case["moves_iccs"].as_array().expect("moves") {
-            let mv = parse_move(&pos, m.as_str().expect("move")).expect("legal move");
-            pos = pos.after(mv);
-            positions.push(pos);
-            moves.push(mv);
-        }
-        let last = pos;
+        let (positions, moves) = replay(case["fen"].as_str().expect("fen"), &case["moves_iccs"]);
+        let last = *positions.last().expect("a position");
         let start = positions.iter().position(|p| *p == last).expect("the final position");
         assert!(start < moves.len(), "{label}: the moves end in a repetition");
         let judgement = try_judge(&positions, &moves, start, RuleSet::Cxa).expect("judgeable");

@@ -136,6 +136,21 @@ pub struct RulebookCase {
     pub verdict_cxa2020: String,
 }
 
+/// Plays the JSON array of moves `moves` (any notation) from `fen`: the positions before
+/// each move and after the last, and the moves.
+pub fn replay(fen: &str, moves: &Value) -> (Vec<Position>, Vec<Move>) {
+    let mut pos = Position::from_fen(fen).expect("valid FEN");
+    let mut positions = vec![pos];
+    let mut played = Vec::new();
+    for m in moves.as_array().expect("an array of moves") {
+        let mv = parse_move(&pos, m.as_str().expect("move text")).expect("legal move");
+        pos = pos.after(mv);
+        positions.push(pos);
+        played.push(mv);
+    }
+    (positions, played)
+}
+
 /// Every case of `data/qili/cases.json`, replayed from its FEN.
 pub fn load_rulebook_cases() -> Vec<RulebookCase> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/qili/cases.json");
@@ -146,15 +161,7 @@ pub fn load_rulebook_cases() -> Vec<RulebookCase> {
         .iter()
         .map(|c| {
             let id = c["id"].as_str().expect("id").to_string();
-            let mut pos = Position::from_fen(c["fen"].as_str().expect("fen")).expect("valid FEN");
-            let mut positions = vec![pos];
-            let mut moves = Vec::new();
-            for m in c["moves"].as_array().expect("moves") {
-                let mv = parse_move(&pos, m.as_str().expect("move text")).expect("legal move");
-                pos = pos.after(mv);
-                positions.push(pos);
-                moves.push(mv);
-            }
+            let (positions, moves) = replay(c["fen"].as_str().expect("fen"), &c["moves"]);
             let labels = c["labels"]
                 .as_array()
                 .map(|a| a.iter().map(|l| l.as_str().expect("label").to_string()).collect())
