@@ -987,14 +987,17 @@ fn idle_kind(before: &Position, m: Move, after: &Position, previous: Option<Move
     let me = before.side_to_move();
     let moved = before.piece_at(m.from())?;
     let to = m.to();
-    // 兑 / 献: an enemy piece of the same kind can take the moved piece.
+    // 兑 / 献: an enemy piece of the same kind can take the moved piece. It is offered (献)
+    // when some such capture cannot be answered by a recapture, and offered in exchange (兑)
+    // when every one can: the answer must not depend on which capture is looked at first.
     let mut caps = MoveList::new();
     super::tactics::legal_captures_to(after, to, &mut caps);
-    for &c in caps.iter() {
-        if after.piece_at(c.from()).is_some_and(|p| p.kind == moved.kind) {
-            let protected = can_capture(&after.after(c), to);
-            return Some(if protected { IdleKind::ExchangeOffer } else { IdleKind::Offer });
-        }
+    let mut same_kind =
+        caps.iter().filter(|c| after.piece_at(c.from()).is_some_and(|p| p.kind == moved.kind));
+    if let Some(&first) = same_kind.next() {
+        let protected = |c: Move| can_capture(&after.after(c), to);
+        let exchanged = protected(first) && same_kind.all(|&c| protected(c));
+        return Some(if exchanged { IdleKind::ExchangeOffer } else { IdleKind::Offer });
     }
     // 兑 made by guarding: another piece of the mover, facing an enemy piece of its kind,
     // is protected now and was not before.
