@@ -4,7 +4,7 @@
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 use xq_core::{Game, GameRules, Position};
 use xq_mcts::{
     Algorithm, EvalBatch, EvalResults, MaterialEvaluator, Search, SearchParams, Step, evaluate_batch,
@@ -12,13 +12,27 @@ use xq_mcts::{
 
 struct Counting;
 
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// Allocations made by this thread, which runs the whole search: the test harness's own
+    /// threads (its output capture, its timers) allocate too and must not be counted
+    /// (under load they did, and the test failed at random).
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn count_one() {
+    // `try_with`: the thread-local may already be gone while a thread shuts down.
+    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+}
+
+fn allocations() -> usize {
+    ALLOCATIONS.with(Cell::get)
+}
 
 // SAFETY: forwards to the system allocator; only counts calls.
 #[allow(unsafe_code)]
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count_one();
         // SAFETY: same contract as the caller's.
         unsafe { System.alloc(layout) }
     }
@@ -27,7 +41,7 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count_one();
         // SAFETY: same contract as the caller's.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -44,7 +58,7 @@ fn allocations_in_one_search(
     leaves: usize,
 ) -> usize {
     let mut evaluator = MaterialEvaluator::default();
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = allocations();
     search.start().unwrap();
     loop {
         batch.clear();
@@ -57,7 +71,7 @@ fn allocations_in_one_search(
             Step::Done => break,
         }
     }
-    ALLOCATIONS.load(Ordering::Relaxed) - before
+    allocations() - before
 }
 
 #[test]
