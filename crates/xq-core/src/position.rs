@@ -585,36 +585,84 @@ impl Position {
     }
 
     /// The moves of [`Position::generate_pseudo`] for `color` that land on `to`: the
-    /// pseudo-legal captures of (or moves onto) one point. Pieces that cannot reach `to` by
-    /// their geometry are skipped without generating their moves, which is what makes the
-    /// exchange searches of the 棋例 judge cheap.
+    /// pseudo-legal captures of (or moves onto) one point, ordered by the square they come
+    /// from. The pieces that reach `to` are found from `to` itself: along its four lines
+    /// (rooks, cannons), through the horse and elephant tables read backwards, and among
+    /// its neighbours (king, advisors, pawns), which is what makes the exchange searches of
+    /// the 棋例 judge cheap.
     pub fn generate_pseudo_to(&self, color: Color, to: Square, out: &mut MoveList) {
-        let first = Piece::new(color, PieceKind::King).code();
-        let (tf, tr) = (to.file() as i32, to.rank() as i32);
-        let mut own = MoveList::new();
-        for s in 0..90 {
-            let Some(kind) = PieceKind::from_index(self.board[s].wrapping_sub(first) as usize) else {
-                continue;
-            };
-            let from = Square::from_index_unchecked(s as u8);
-            let (df, dr) = ((from.file() as i32 - tf).abs(), (from.rank() as i32 - tr).abs());
-            let reachable = match kind {
-                PieceKind::King | PieceKind::Pawn => df + dr == 1,
-                PieceKind::Advisor => df == 1 && dr == 1,
-                PieceKind::Elephant => df == 2 && dr == 2,
-                PieceKind::Horse => (df == 1 && dr == 2) || (df == 2 && dr == 1),
-                PieceKind::Rook | PieceKind::Cannon => (df == 0) != (dr == 0),
-            };
-            if !reachable {
-                continue;
+        let t = to.index();
+        let occupant = self.board[t];
+        if occupant != 0 && (occupant > 7) == (color == Color::Black) {
+            return;
+        }
+        let code = |kind: PieceKind| Piece::new(color, kind).code();
+        // At most 2 rooks, 2 cannons, 2 horses, 2 advisors, 2 elephants, 1 king and the 3
+        // neighbouring pawns reach one point; sorting a handful of squares keeps the order
+        // of a scan over the board.
+        let mut from = [0u8; 16];
+        let mut n = 0;
+        let mut add = |s: u8| {
+            debug_assert!(n < from.len(), "more pieces reach one point than a position holds");
+            if n < from.len() {
+                from[n] = s;
+                n += 1;
             }
-            own.clear();
-            self.generate_pseudo_from(from, Piece::new(color, kind), &mut own);
-            for &m in own.iter() {
-                if m.to() == to {
-                    out.push(m);
+        };
+        for dir in [NORTH, SOUTH, EAST, WEST] {
+            let (first, second) = self.line_pieces(t, dir);
+            if let Some(f) = first {
+                let piece = self.board[f];
+                if piece == code(PieceKind::Rook) || (occupant == 0 && piece == code(PieceKind::Cannon)) {
+                    add(f as u8);
                 }
             }
+            if occupant != 0
+                && let Some(s) = second
+                && self.board[s] == code(PieceKind::Cannon)
+            {
+                add(s as u8);
+            }
+        }
+        let horses = &HORSE_ATTACKERS[t];
+        for i in 0..horses.len as usize {
+            if self.board[horses.to[i] as usize] == code(PieceKind::Horse)
+                && self.board[horses.block[i] as usize] == 0
+            {
+                add(horses.to[i]);
+            }
+        }
+        // King, advisor and elephant steps are symmetric: the points they reach `to` from
+        // are the points they reach from `to`, with the same elephant eye.
+        let elephants = &ELEPHANT_MOVES[t];
+        for i in 0..elephants.len as usize {
+            if self.board[elephants.to[i] as usize] == code(PieceKind::Elephant)
+                && self.board[elephants.block[i] as usize] == 0
+            {
+                add(elephants.to[i]);
+            }
+        }
+        for (table, kind) in [(&KING_MOVES[t], PieceKind::King), (&ADVISOR_MOVES[t], PieceKind::Advisor)] {
+            for i in 0..table.len as usize {
+                if self.board[table.to[i] as usize] == code(kind) {
+                    add(table.to[i]);
+                }
+            }
+        }
+        let pawn = code(PieceKind::Pawn);
+        for ray in &RAYS[t] {
+            if ray.len == 0 || self.board[ray.to[0] as usize] != pawn {
+                continue;
+            }
+            let steps = &PAWN_MOVES[color.index()][ray.to[0] as usize];
+            if steps.to[..steps.len as usize].contains(&(t as u8)) {
+                add(ray.to[0]);
+            }
+        }
+        let from = &mut from[..n];
+        from.sort_unstable();
+        for &s in from.iter() {
+            out.push(Move::new(Square::from_index_unchecked(s), to));
         }
     }
 

@@ -3,7 +3,7 @@
 //! `is_legal` agrees with `legal_moves`, and the left–right mirror has the same perft.
 
 use std::collections::BTreeSet;
-use xq_core::{Move, MoveList, Position, Square, perft::perft};
+use xq_core::{Color, Move, MoveList, Position, Square, perft::perft};
 
 const GAMES: u64 = 60;
 const MAX_PLIES: usize = 150;
@@ -147,5 +147,25 @@ fn legal_moves_equal_pseudo_moves_that_keep_the_king_safe() {
             })
             .collect();
         assert_eq!(pos.legal_moves().to_vec(), by_definition, "{}", pos.fen());
+    }
+}
+
+#[test]
+fn moves_onto_a_point_are_the_pseudo_moves_that_end_there() {
+    // `generate_pseudo_to` finds the pieces from the target point (lines, horse and
+    // elephant tables read backwards, neighbours); the definition filters every pseudo move.
+    // Both colours, every point: empty points (quiet moves, a cannon sliding), enemy pieces
+    // (captures, a cannon jumping a screen) and own pieces (no move).
+    for pos in random_games(200) {
+        for color in [Color::Red, Color::Black] {
+            let mut all = MoveList::new();
+            pos.generate_pseudo(color, &mut all);
+            for to in Square::all() {
+                let mut onto = MoveList::new();
+                pos.generate_pseudo_to(color, to, &mut onto);
+                let expected: Vec<Move> = all.iter().copied().filter(|m| m.to() == to).collect();
+                assert_eq!(onto.to_vec(), expected, "{} {color:?} onto {to}", pos.fen());
+            }
+        }
     }
 }
