@@ -660,27 +660,70 @@ pub fn classify_move(positions: &[Position], moves: &[Move], i: usize, _rules: R
     Some(classify(before, m, &after, previous))
 }
 
+/// One move under classification and the positions around it.
+struct Context<'a> {
+    /// The position before the move, the mover to move.
+    before: &'a Position,
+    m: Move,
+    /// The position after the move, the opponent to move.
+    after: &'a Position,
+    /// `after` with the mover to move again: where its threats are looked for.
+    again: Position,
+    /// The opponent's move that led to `before` and the position it was played in.
+    previous: Option<(Move, &'a Position)>,
+    /// The move answers a check.
+    answering_check: bool,
+}
+
+impl Context<'_> {
+    fn mover(&self) -> Color {
+        self.before.side_to_move()
+    }
+}
+
 /// Classifies the legal move `m` from `before` (giving `after`); `previous` is the
 /// opponent's move that led to `before` and the position it was played in, if known.
+/// The most serious effect wins (27.4): check, mate threat, chase, idle.
 pub(crate) fn classify(
     before: &Position,
     m: Move,
     after: &Position,
     previous: Option<(Move, &Position)>,
 ) -> MoveInfo {
-    let me = before.side_to_move();
     if after.in_check() {
         return MoveInfo::plain(MoveClass::Check);
     }
-    let mut budget = Budget::new();
-    let again = after.with_side_to_move(me);
-    let answering_check = before.in_check();
+    let cx = Context {
+        before,
+        m,
+        after,
+        again: after.with_side_to_move(before.side_to_move()),
+        previous,
+        answering_check: before.in_check(),
+    };
     let moved_king = before.piece_at(m.from()).is_some_and(|p| p.kind == PieceKind::King);
-    if answering_check && moved_king {
+    if cx.answering_check && moved_king {
         // 2020 edition 26.1.2/26.1.3: a king answering a check is idle whatever it attacks.
         // Under both rule sets: the labels are the book's (see `existed_before`).
         return MoveInfo { detail: Detail::Idle(IdleKind::AnswersCheck), ..MoveInfo::plain(MoveClass::Idle) };
     }
+    let mut budget = Budget::new();
+    let Some(now) = threats_unless_mate(&cx, &mut budget) else {
+        return MoveInfo::plain(MoveClass::MateThreat);
+    };
+    // Only the pieces threatened now matter for whether a threat is new.
+    let relevant = SquareSet(now.chased.0 | now.pawn_only.0 | now.king_only.0);
+    let then = match existed_before(before, previous, cx.answering_check) {
+        Some(earlier) => threats(&earlier, None, relevant, &mut budget),
+        None => Threats::default(),
+    };
+    let new = new_chases(&cx, &now, &then, &mut budget);
+    if new.is_empty() { idle(&cx, &now, &then) } else { chase(&cx, &now, new, &mut budget) }
+}
+
+/// Everything the mover threatens after the move ([`threats`] in `again`), or `None` when
+/// it threatens mate (28.2).
+fn threats_unless_mate(cx: &Context<'_>, budget: &mut Budget) -> Option<Threats> {
     // A mate that rests on taking a piece which could first trade itself off against the
     // moved piece is an exchange offer (兑), not a mate threat: the opponent, to move,
     // simply exchanges, and the piece the mate needed is gone (book figure 29: 车一平二
@@ -689,106 +732,111 @@ pub(crate) fn classify(
     // The same holds for every threat of the move: a false protection (假根) that rests on
     // a mate taking that piece protects after all (figure 29: 兵四平五 wins the advisor only
     // because its recapture would allow 车二进六 mate).
-    let offered = exchange_partners(&again, m.to(), &mut budget);
-    budget.trading_off(me, offered);
-    if threatens_mate(&again, &mut budget) {
-        return MoveInfo::plain(MoveClass::MateThreat);
-    }
-    let now = threats(&again, Some(m.to()), SquareSet(u128::MAX), &mut budget);
-    budget.trading_off(me, 0);
-    // Only the pieces threatened now matter for whether a threat is new.
-    let relevant = SquareSet(now.chased.0 | now.pawn_only.0 | now.king_only.0);
-    let then = match existed_before(before, previous, answering_check) {
-        Some(earlier) => threats(&earlier, None, relevant, &mut budget),
-        None => Threats::default(),
+    let offered = exchange_partners(&cx.again, cx.m.to(), budget);
+    budget.trading_off(cx.mover(), offered);
+    let now = if threatens_mate(&cx.again, budget) {
+        None
+    } else {
+        Some(threats(&cx.again, Some(cx.m.to()), SquareSet(u128::MAX), budget))
     };
+    budget.trading_off(cx.mover(), 0);
+    now
+}
+
+/// The pieces the move chases anew (29.2): chased now and not in `then` (the threats that
+/// count as existing before, see [`existed_before`]), less those whose chase the move did
+/// not make: a check stopped it ([`stood_but_for_the_check`]) or the opponent's last move
+/// created it ([`given_by_the_opponent`]).
+fn new_chases(cx: &Context<'_>, now: &Threats, then: &Threats, budget: &mut Budget) -> SquareSet {
     let mut new = SquareSet(now.chased.0 & !then.chased.0);
-    if answering_check {
-        new.0 &= !stood_but_for_the_check(before, m, &again, new, now.by_mover).0;
-    } else if let Some((_, earlier)) = previous {
+    if cx.answering_check {
+        new.0 &= !stood_but_for_the_check(cx.before, cx.m, &cx.again, new, now.by_mover).0;
+    } else if let Some((_, earlier)) = cx.previous {
         let answered = SquareSet(new.0 & !now.by_mover.0);
-        new.0 &= !given_by_the_opponent(before, &earlier.with_side_to_move(me), answered, &mut budget).0;
+        new.0 &=
+            !given_by_the_opponent(cx.before, &earlier.with_side_to_move(cx.mover()), answered, budget).0;
     }
-    if !new.is_empty() && holds_key_point(after, me, new) {
+    new
+}
+
+/// The move chases the pieces on `new` (not empty): a chase, how it works and its 26.9
+/// grade; or idle where the book weighs such a chase as idle (27.3, 从捉到捉).
+fn chase(cx: &Context<'_>, now: &Threats, new: SquareSet, budget: &mut Budget) -> MoveInfo {
+    if holds_key_point(cx.after, cx.mover(), new) {
         return MoveInfo {
             detail: Detail::Idle(IdleKind::KeyPoint),
             targets: new,
             ..MoveInfo::plain(MoveClass::Idle)
         };
     }
-    if !new.is_empty() {
-        let mut how = ChaseHow::Discovered;
-        if new.0 & now.by_mover.0 != 0 {
-            how = ChaseHow::Direct;
-        }
-        if new.0 & !now.by_exchange.0 & !now.joint.0 & !now.by_checks.0 == 0 {
-            how = if new.0 & now.by_checks.0 != 0 {
-                ChaseHow::ByChecks
-            } else if new.0 & now.by_exchange.0 != 0 {
-                ChaseHow::ByExchange
-            } else {
-                ChaseHow::Joint
-            };
-        }
-        // 26.9 (RULES.md §3a): a move is graded B when any piece it chases anew is chased in
-        // a B way (joint, insufficiently protected, through a check, or 26.5's even trade),
-        // even beside a chase of a rook: reference figure 39 (车三退一 adds to the cannon's
-        // chase of the rook a 26.5 chase of the horse; red is B, black's horse chasing the
-        // rook A, and black must vary).
-        let grade_b = new.0 & now.grade_b.0 != 0;
-        // Whether every chased piece was already chased before the move (从捉到捉): the
-        // book calls the move a chase, and 26.9 weighs it (see `SideTally::grade_b`).
-        let continuing = !answering_check && {
-            let stood = threats(before, None, new, &mut budget);
-            new.0 & !stood.chased.0 == 0
-        };
-        // 29.2 (从捉到捉, the seeds' case 6) as the 2020 book still applies it: a chase of
-        // protected pieces only (joint or by exchange, 少根) that stood before the move and
-        // owes nothing to the moved piece (it stands without it) is not made by this move:
-        // idle (reference figure 37: the cannon fleeing the rook while rook and cannon keep
-        // their joint attack on the horse). Continuing chases of unprotected pieces (figure
-        // 3, reference 28, 39) and joint chases the moved piece takes part in (figure 27)
-        // stay chases.
-        if continuing
-            && new.0 & !(now.joint.0 | now.by_exchange.0) == 0
-            && moved_piece_irrelevant(&again, m.to(), new, &mut budget)
-        {
-            return MoveInfo::plain(MoveClass::Idle);
-        }
-        // The same for a continuing chase, by other pieces than the moved one, of advisors
-        // and elephants only: the book weighs incidental attacks on them as idle (2020 26.2,
-        // seeds 27.3 "附带产生的捉士相(象), 按闲处理") and their continuing chase as 从捉到捉
-        // (reference figure 6: 士4进5 while the rook keeps attacking the loose elephant on
-        // i2; against reference 28, where the continuing target is a horse: a chase).
-        if continuing && new.0 & now.by_mover.0 == 0 && only_advisors_or_elephants(after, new) {
-            return MoveInfo::plain(MoveClass::Idle);
-        }
-        // For the 26.9 grade a chase continues only if it stood in earnest: a chase that the
-        // opponent's counter-threat cancelled before the move (a piece of the mover's hanging
-        // anyway, which an even trade would have answered) is made real by the move that
-        // saves that piece, and grades as a new chase (reference figure 49: 马八进七 takes the
-        // horse out of the joint attack on b6, and the cannon's attack on d8 becomes a
-        // chase; red, chasing anew with single pieces, is A against black's joint chase).
-        let continuing = continuing && {
-            let stood = threats_with(before, None, new, Standing::Full, &mut budget);
-            new.0 & !stood.chased.0 == 0
-        };
-        return MoveInfo {
-            class: MoveClass::Chase,
-            detail: Detail::Chase(how),
-            targets: new,
-            grade_b,
-            continuing,
+    let mut how = ChaseHow::Discovered;
+    if new.0 & now.by_mover.0 != 0 {
+        how = ChaseHow::Direct;
+    }
+    if new.0 & !now.by_exchange.0 & !now.joint.0 & !now.by_checks.0 == 0 {
+        how = if new.0 & now.by_checks.0 != 0 {
+            ChaseHow::ByChecks
+        } else if new.0 & now.by_exchange.0 != 0 {
+            ChaseHow::ByExchange
+        } else {
+            ChaseHow::Joint
         };
     }
+    // 26.9 (RULES.md §3a): a move is graded B when any piece it chases anew is chased in
+    // a B way (joint, insufficiently protected, through a check, or 26.5's even trade),
+    // even beside a chase of a rook: reference figure 39 (车三退一 adds to the cannon's
+    // chase of the rook a 26.5 chase of the horse; red is B, black's horse chasing the
+    // rook A, and black must vary).
+    let grade_b = new.0 & now.grade_b.0 != 0;
+    // Whether every chased piece was already chased before the move (从捉到捉): the
+    // book calls the move a chase, and 26.9 weighs it (see `SideTally::grade_b`).
+    let continuing = !cx.answering_check && {
+        let stood = threats(cx.before, None, new, budget);
+        new.0 & !stood.chased.0 == 0
+    };
+    // 29.2 (从捉到捉, the seeds' case 6) as the 2020 book still applies it: a chase of
+    // protected pieces only (joint or by exchange, 少根) that stood before the move and
+    // owes nothing to the moved piece (it stands without it) is not made by this move:
+    // idle (reference figure 37: the cannon fleeing the rook while rook and cannon keep
+    // their joint attack on the horse). Continuing chases of unprotected pieces (figure
+    // 3, reference 28, 39) and joint chases the moved piece takes part in (figure 27)
+    // stay chases.
+    if continuing
+        && new.0 & !(now.joint.0 | now.by_exchange.0) == 0
+        && moved_piece_irrelevant(&cx.again, cx.m.to(), new, budget)
+    {
+        return MoveInfo::plain(MoveClass::Idle);
+    }
+    // The same for a continuing chase, by other pieces than the moved one, of advisors
+    // and elephants only: the book weighs incidental attacks on them as idle (2020 26.2,
+    // seeds 27.3 "附带产生的捉士相(象), 按闲处理") and their continuing chase as 从捉到捉
+    // (reference figure 6: 士4进5 while the rook keeps attacking the loose elephant on
+    // i2; against reference 28, where the continuing target is a horse: a chase).
+    if continuing && new.0 & now.by_mover.0 == 0 && only_advisors_or_elephants(cx.after, new) {
+        return MoveInfo::plain(MoveClass::Idle);
+    }
+    // For the 26.9 grade a chase continues only if it stood in earnest: a chase that the
+    // opponent's counter-threat cancelled before the move (a piece of the mover's hanging
+    // anyway, which an even trade would have answered) is made real by the move that
+    // saves that piece, and grades as a new chase (reference figure 49: 马八进七 takes the
+    // horse out of the joint attack on b6, and the cannon's attack on d8 becomes a
+    // chase; red, chasing anew with single pieces, is A against black's joint chase).
+    let continuing = continuing && {
+        let stood = threats_with(cx.before, None, new, Standing::Full, budget);
+        new.0 & !stood.chased.0 == 0
+    };
+    MoveInfo { class: MoveClass::Chase, detail: Detail::Chase(how), targets: new, grade_b, continuing }
+}
+
+/// The move chases nothing anew: idle, with what kind of idle move it is (the king or a
+/// pawn attacking alone, 兑 献 拦 跟) where one applies.
+fn idle(cx: &Context<'_>, now: &Threats, then: &Threats) -> MoveInfo {
     let pawn_new = SquareSet(now.pawn_only.0 & !then.pawn_only.0 & !then.chased.0);
     if !pawn_new.is_empty() {
         return MoveInfo {
-            class: MoveClass::Idle,
             detail: Detail::Idle(IdleKind::PawnAlone),
             targets: pawn_new,
-            grade_b: false,
-            continuing: false,
+            ..MoveInfo::plain(MoveClass::Idle)
         };
     }
     let king_new = SquareSet(now.king_only.0 & !then.king_only.0 & !then.chased.0);
@@ -799,7 +847,7 @@ pub(crate) fn classify(
             ..MoveInfo::plain(MoveClass::Idle)
         };
     }
-    let mut kind = idle_kind(before, m, after, previous.map(|(p, _)| p));
+    let mut kind = idle_kind(cx.before, cx.m, cx.after, cx.previous.map(|(p, _)| p));
     // An attack that would win a piece, were the piece not able to trade itself off first
     // (`target_trades_off`), offers that exchange: 兑 (28.5 "可与同等子力互换"; 2020 figure
     // 21, 车四退二: the rook attacks the horse, which can only trade itself for the red horse).
