@@ -4,8 +4,8 @@
 //! against one, so a malformed string and an illegal move are different errors.
 //!
 //! * [`IccsMove`]: coordinates, `h2e2`.
-//! * [`WxfMove`]: `C2=5`, `+R=4`; written by [`wxf`].
-//! * [`ChineseMove`]: 炮二平五, 马8进7, 前车平四; written by [`chinese`].
+//! * [`WxfMove`]: `C2=5`, `+R=4`; written by [`wxf()`].
+//! * [`ChineseMove`]: 炮二平五, 马8进7, 前车平四; written by [`chinese()`].
 //!
 //! WXF and Chinese share one structure, [`DescriptiveMove`] (piece, origin, action, number;
 //! see [`descriptive`] for the rules they share, including tandem pieces), and differ only in

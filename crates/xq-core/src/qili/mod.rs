@@ -19,6 +19,7 @@
 
 mod classify;
 pub mod tactics;
+mod threats;
 pub mod values;
 mod verdict;
 

@@ -368,7 +368,7 @@ pub struct Answers {
     pub caused: i32,
     /// The best of the answers elsewhere than on the capture square that the capturing
     /// piece made possible by leaving its square (26.5's shapes, see
-    /// [`chaser_made_possible`]).
+    /// `chaser_made_possible`).
     pub elsewhere: i32,
     /// The best answer that already won as much before the capture (a piece of the
     /// capturer's that was hanging anyway).
