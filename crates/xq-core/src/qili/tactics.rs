@@ -273,13 +273,19 @@ fn every_reply_is_mated(pos: &Position, checks: u32, budget: &mut Budget, avoid:
         replies.iter().filter(|r| r.from() == king).chain(replies.iter().filter(|r| r.from() != king));
     let mut next = *pos;
     for &r in king_first {
-        if !pos.pseudo_move_is_legal(r) {
+        // A reply other than the king's that touches no square bearing on the king leaves
+        // it attacked: illegal, known without making it.
+        if r.from() != king && !can_bear_on(king, r.from()) && !can_bear_on(king, r.to()) {
+            continue;
+        }
+        let undo = next.make(r);
+        if next.is_king_attacked(me) {
+            next.unmake(r, undo);
             continue;
         }
         if checks == 0 || !budget.spend() {
             return false;
         }
-        let undo = next.make(r);
         let mated = mates_by_checks_avoiding(&next, checks, budget, avoid);
         next.unmake(r, undo);
         if !mated {
