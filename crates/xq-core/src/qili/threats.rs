@@ -312,13 +312,27 @@ fn capturable_through_checks(
     lost: i32,
     budget: &mut Budget,
 ) -> SquareSet {
-    let me = pos.side_to_move();
-    let mut found = SquareSet::EMPTY;
+    for_each_answerable_check(pos, mask, budget, |checked, replies, candidates, budget| {
+        capturable_after_every_answer(checked, replies, candidates, checks, lost, budget)
+    })
+}
+
+/// Runs `win` on every check of the side to move of `pos` that the opponent can answer,
+/// while pieces of `mask` are left to win and the budget lasts: `win` gets the position
+/// after the check, its legal answers and the pieces still to win (less the checking
+/// piece's square), and returns those it wins. Returns every piece won.
+fn for_each_answerable_check(
+    pos: &Position,
+    mask: SquareSet,
+    budget: &mut Budget,
+    mut win: impl FnMut(&Position, &MoveList, SquareSet, &mut Budget) -> SquareSet,
+) -> SquareSet {
+    let mut won = SquareSet::EMPTY;
     let mut moves = MoveList::new();
-    pos.generate_pseudo(me, &mut moves);
+    pos.generate_pseudo(pos.side_to_move(), &mut moves);
     let mut replies = MoveList::new();
     for &k in moves.iter() {
-        if mask.0 & !found.0 == 0 {
+        if mask.0 & !won.0 == 0 {
             break;
         }
         let Some(checked) = checking_move(pos, k) else { continue };
@@ -329,10 +343,10 @@ fn capturable_through_checks(
         if replies.is_empty() {
             continue;
         }
-        let candidates = SquareSet(mask.0 & !found.0 & !(1u128 << k.to().index()));
-        found.0 |= capturable_after_every_answer(&checked, &replies, candidates, checks, lost, budget).0;
+        let candidates = SquareSet(mask.0 & !won.0 & !(1u128 << k.to().index()));
+        won.0 |= win(&checked, &replies, candidates, budget).0;
     }
-    found
+    won
 }
 
 /// Of `candidates` (squares in the position before the check), those that some piece other
@@ -386,30 +400,13 @@ fn wins_through_checks(
     lost: i32,
     budget: &mut Budget,
 ) -> SquareSet {
-    let me = pos.side_to_move();
-    let mut won = SquareSet::EMPTY;
-    let mut moves = MoveList::new();
-    pos.generate_pseudo(me, &mut moves);
-    let mut replies = MoveList::new();
-    for &k in moves.iter() {
-        if mask.0 & !won.0 == 0 {
-            break;
-        }
-        let Some(checked) = checking_move(pos, k) else { continue };
-        if !budget.spend() {
-            break;
-        }
-        checked.generate_legal(&mut replies);
-        if replies.is_empty() {
-            continue;
-        }
+    for_each_answerable_check(pos, mask, budget, |checked, replies, candidates, budget| {
         let lost_by = |r: Move| lost + checked.piece_at(r.to()).map_or(0, |p| given_value(p, r.to()));
         // First the cheap question (can something be taken after every answer, directly or
         // after further checks?), then the full judgement of those captures only.
-        let candidates = SquareSet(mask.0 & !won.0 & !(1u128 << k.to().index()));
-        let mut common = capturable_after_every_answer(&checked, &replies, candidates, checks, lost, budget);
+        let mut common = capturable_after_every_answer(checked, replies, candidates, checks, lost, budget);
         if common.is_empty() {
-            continue;
+            return common;
         }
         for &r in replies.iter() {
             let answered = checked.after(r);
@@ -437,9 +434,8 @@ fn wins_through_checks(
                 break;
             }
         }
-        won.0 |= common.0;
-    }
-    won
+        common
+    })
 }
 
 /// What the side to move threatens among the pieces on `mask`.
