@@ -1,54 +1,16 @@
 //! The hot path allocates nothing: once the buffers have grown, a whole search (gather,
 //! evaluate, apply) runs without touching the allocator.
 
+#[path = "../../xq-core/tests/counting_alloc/mod.rs"]
+mod counting_alloc;
+
+use counting_alloc::allocations;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use xq_core::{Game, GameRules, Position};
 use xq_mcts::{
     Algorithm, EvalBatch, EvalResults, MaterialEvaluator, Search, SearchParams, Step, evaluate_batch,
 };
-
-struct Counting;
-
-thread_local! {
-    /// Allocations made by this thread, which runs the whole search: the test harness's own
-    /// threads (its output capture, its timers) allocate too and must not be counted
-    /// (under load they did, and the test failed at random).
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn count_one() {
-    // `try_with`: the thread-local may already be gone while a thread shuts down.
-    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
-}
-
-fn allocations() -> usize {
-    ALLOCATIONS.with(Cell::get)
-}
-
-// SAFETY: forwards to the system allocator; only counts calls.
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count_one();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count_one();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
 
 /// Runs one search by steps and returns the allocations made between start and done.
 fn allocations_in_one_search(
