@@ -411,17 +411,47 @@ fn target_that_can_trade_itself_off_is_offered_not_chased_by_checks() {
 }
 
 #[test]
-fn rule_26_5_chaser_also_protecting_even_trade_is_a_chase() {
-    // Ra5 attacks the loose horse on e5 and guards the cannon on a2, which the black rook
-    // attacks: Rxe5 Rxa2 trades a horse for a cannon. In 26.5's shapes (the chaser also
-    // protecting) even is a chase; it is no chase of a plainly unprotected piece, so it
-    // grades B (reference figures 21 m2, 27, 39).
-    let info = classify_with("5k3/9/9/R8/4n4/9/9/C7r/9/3K5 w", &["a6a5"], RuleSet::Cxa2020);
+fn root_that_moves_to_attack_chases_whatever_it_stops_guarding() {
+    // The seeds' case 4 ("凡用作为根的子捉吃对方的子, 也按捉处理", reference figure 46):
+    // 车六平四 (a6a4) attacks the crossed pawn on e4 while guarding the horse on a2, which
+    // the black rook attacks. Rxe4 Rxa2 gives a horse for a pawn, yet the move is a chase
+    // of an unprotected pawn, grade A.
+    let info = classify_with("5k3/9/9/R8/9/4p4/9/N7r/9/3K5 w", &["a6a4"], RuleSet::Cxa2020);
+    assert_eq!(info[0].class, MoveClass::Chase, "{info:?}");
+    assert_eq!(targets(&info[0]), ["e4"]);
+    assert!(!info[0].grade_b);
+    // The same with a loose horse as the target and a rook to lose: still a chase.
+    let info = classify_with("5k3/9/9/R8/4n4/9/9/R7r/9/3K5 w", &["a6a5"], RuleSet::Cxa2020);
+    assert_eq!(info[0].class, MoveClass::Chase, "{info:?}");
+    assert_eq!(targets(&info[0]), ["e5"]);
+}
+
+#[test]
+fn root_uncovered_by_another_move_chases_only_what_it_wins() {
+    // 兵七进一 (c4c5) opens the rook on a4 onto the crossed pawn on e4, but that rook guards
+    // the cannon on a2 against the black rook: Rxe4 Rxa2 gives a cannon for a pawn. The
+    // root did not move, so what it stops guarding counts (26.5): no chase (reference
+    // figure 30, where a king move frees a root elephant the same way: idle).
+    let info = classify_with("3a1k3/4a4/9/9/9/R1P1p4/9/C7r/9/3K5 w", &["c4c5"], RuleSet::Cxa2020);
+    assert_eq!(info[0].class, MoveClass::Idle, "{info:?}");
+    // With nothing to lose on a2, the pawn's move makes the rook chase (26.1.1).
+    let info = classify_with("3a1k3/4a4/9/9/9/R1P1p4/9/8r/9/3K5 w", &["c4c5"], RuleSet::Cxa2020);
+    assert_eq!(info[0].class, MoveClass::Chase, "{info:?}");
+    assert_eq!(targets(&info[0]), ["e4"]);
+}
+
+#[test]
+fn rule_26_5_chaser_also_shielding_even_trade_is_a_chase() {
+    // 车九进一 (a4a5) attacks the loose horse on e5 and blocks the leg of the horse on a6,
+    // which attacks the cannon on b4: Rxe5 Nxb4 trades a horse for a cannon. In 26.5's
+    // shapes (the chaser shielding, as well as protecting) even is a chase; it is no chase
+    // of a plainly unprotected piece, so it grades B.
+    let info = classify_with("r2a1k3/4a4/9/n8/4n4/RC7/9/9/9/3K5 w", &["a4a5"], RuleSet::Cxa2020);
     assert_eq!(info[0].class, MoveClass::Chase, "{info:?}");
     assert_eq!(targets(&info[0]), ["e5"]);
     assert!(info[0].grade_b);
     // The cost elsewhere greater than the target (a rook for the horse): no chase.
-    let info = classify_with("5k3/9/9/R8/4n4/9/9/R7r/9/3K5 w", &["a6a5"], RuleSet::Cxa2020);
+    let info = classify_with("r2a1k3/4a4/9/n8/4n4/RR7/9/9/9/3K5 w", &["a4a5"], RuleSet::Cxa2020);
     assert_eq!(info[0].class, MoveClass::Idle, "{info:?}");
 }
 

@@ -238,7 +238,7 @@ pub(crate) fn classify(
     // Only the pieces threatened now matter for whether a threat is new.
     let relevant = SquareSet(now.chased.0 | now.pawn_only.0 | now.king_only.0);
     let then = match existed_before(before, previous, cx.answering_check) {
-        Some(earlier) => threats(&earlier, None, relevant, &mut budget),
+        Some(earlier) => threats(&earlier, Some(m.from()), relevant, &mut budget),
         None => Threats::default(),
     };
     let new = new_chases(&cx, &now, &then, &mut budget);
@@ -308,14 +308,14 @@ fn chase(cx: &Context<'_>, now: &Threats, new: SquareSet, budget: &mut Budget) -
     }
     // 26.9 (RULES.md §3a): a move is graded B when any piece it chases anew is chased in
     // a B way (joint, insufficiently protected, through a check, or 26.5's even trade),
-    // even beside a chase of a rook: reference figure 39 (车三退一 adds to the cannon's
-    // chase of the rook a 26.5 chase of the horse; red is B, black's horse chasing the
-    // rook A, and black must vary).
+    // even beside a chase of a rook: "B if any of its chases is" B.
     let grade_b = new.0 & now.grade_b.0 != 0;
     // Whether every chased piece was already chased before the move (从捉到捉): the
-    // book calls the move a chase, and 26.9 weighs it (see `SideTally::grade_b`).
+    // book calls the move a chase, and 26.9 weighs it (see `SideTally::grade_b`). The
+    // moved piece, on its square before the move, is judged as the moved piece there too
+    // (`Capturer::MovedPiece`): a root that attacked a piece before it moved chased it.
     let continuing = !cx.answering_check && {
-        let stood = threats(cx.before, None, new, budget);
+        let stood = threats(cx.before, Some(cx.m.from()), new, budget);
         new.0 & !stood.chased.0 == 0
     };
     // 29.2 (从捉到捉, the seeds' case 6) as the 2020 book still applies it: a chase of
@@ -346,7 +346,7 @@ fn chase(cx: &Context<'_>, now: &Threats, new: SquareSet, budget: &mut Budget) -
     // horse out of the joint attack on b6, and the cannon's attack on d8 becomes a
     // chase; red, chasing anew with single pieces, is A against black's joint chase).
     let continuing = continuing && {
-        let stood = threats_with(cx.before, None, new, Standing::Full, budget);
+        let stood = threats_with(cx.before, Some(cx.m.from()), new, Standing::Full, budget);
         new.0 & !stood.chased.0 == 0
     };
     MoveInfo { class: MoveClass::Chase, detail: Detail::Chase(how), targets: new, grade_b, continuing }

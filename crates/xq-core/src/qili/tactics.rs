@@ -350,9 +350,10 @@ pub enum CaptureVerdict {
     /// attackers than defenders; a joint chase).
     WinsExchange,
     /// 26.5 (2020): the capture costs the capturer's side as much elsewhere as it wins (the
-    /// capturing piece guarded or shielded another piece, or pinned the answering piece):
-    /// in these shapes an even balance is a chase. Not a chase of an unprotected piece in
-    /// the plain sense, so it grades B (26.9) unless the target is a rook.
+    /// capturing piece shielded another piece or pinned the answering piece, or, when it is
+    /// not the piece just moved, guarded another piece; see [`Capturer`]): in these shapes
+    /// an even balance is a chase. Not a chase of an unprotected piece in the plain sense,
+    /// so it grades B (26.9) unless the target is a rook.
     EvenTrade,
     /// Protected, but taking it uncovers a capture by another piece of the capturer's side
     /// (a line or a horse's leg opened), and the two together win material whatever the
@@ -388,13 +389,16 @@ pub struct Answers {
 /// given, replaces it for telling the answers that stood before (a line of checks started
 /// there). Answers after which the capturer mates with consecutive checks
 /// ([`FALSE_ROOT_MATE_CHECKS`]) do not count (a defender that cannot leave, 假根). With
-/// `weigh_overload`, a recapture costs what the recapturing piece stops guarding.
+/// `weigh_overload`, a recapture costs what the recapturing piece stops guarding. When the
+/// `capturer` is the piece just moved, answers that take a piece it guarded from its
+/// square are not answers at all (see [`Capturer::MovedPiece`]).
 pub fn answers_to_capture(
     after: &Position,
     capture: Move,
     earlier: &Position,
     standing_base: Option<&Position>,
     weigh_overload: bool,
+    capturer: Capturer,
     budget: &mut Budget,
 ) -> Answers {
     let me = after.side_to_move();
@@ -423,7 +427,10 @@ pub fn answers_to_capture(
             &mut answers.caused
         } else if gain <= capture_gain(standing_base.unwrap_or(earlier), r, budget) {
             &mut answers.standing
-        } else if chaser_made_possible(earlier, r, capture.from()) {
+        } else if let Some(freed) = chaser_made_possible(earlier, r, capture.from()) {
+            if freed == Freed::Guarded && capturer == Capturer::MovedPiece {
+                continue;
+            }
             &mut answers.elsewhere
         } else {
             &mut answers.caused
@@ -443,17 +450,29 @@ pub fn answers_to_capture(
     answers
 }
 
-/// 26.5's shapes: the answer `r` elsewhere takes a piece the chaser guarded from its square
-/// `from` (the chaser also protecting), or could not be played while the chaser stood there
-/// (it shielded the piece, or pinned the answering piece). `earlier` is the position before
-/// the chaser's capture, the answering side to move.
-fn chaser_made_possible(earlier: &Position, r: Move, from: Square) -> bool {
+/// How the chaser, by leaving its square, made an answer elsewhere possible (26.5's
+/// shapes, see [`chaser_made_possible`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Freed {
+    /// The answer takes a piece the chaser guarded from its square.
+    Guarded,
+    /// The answer could not be played while the chaser stood there: the chaser shielded
+    /// the piece it takes, or pinned the answering piece.
+    Unblocked,
+}
+
+/// 26.5's shapes: whether the answer `r` elsewhere takes a piece the chaser guarded from
+/// its square `from` (the chaser also protecting), or could not be played while the
+/// chaser stood there (it shielded the piece, or pinned the answering piece); `None` when
+/// the chaser's leaving has nothing to do with it. `earlier` is the position before the
+/// chaser's capture, the answering side to move.
+fn chaser_made_possible(earlier: &Position, r: Move, from: Square) -> Option<Freed> {
     if !earlier.is_legal(r) {
-        return true;
+        return Some(Freed::Unblocked);
     }
     let next = earlier.after(r);
     let chaser = next.with_side_to_move(next.side_to_move());
-    chaser.is_legal(Move::new(from, r.to()))
+    chaser.is_legal(Move::new(from, r.to())).then_some(Freed::Guarded)
 }
 
 /// After the answer `r` (from `pos`, giving `next`), the best the other side (to move in
@@ -505,7 +524,7 @@ fn capture_gain(pos: &Position, r: Move, budget: &mut Budget) -> i32 {
 /// the capture count too, so a capture that leaves another piece hanging is no gain: the
 /// rulebook asks whether the capture itself wins material.
 pub fn judge_capture(pos: &Position, capture: Move, budget: &mut Budget) -> CaptureVerdict {
-    judge_capture_with(pos, capture, Standing::BeforeCapture, budget)
+    judge_capture_with(pos, capture, Standing::BeforeCapture, Capturer::Other, budget)
 }
 
 /// How [`judge_capture_with`] weighs the opponent's answers that won as much before the
@@ -529,11 +548,30 @@ pub enum Standing<'a> {
     Full,
 }
 
-/// [`judge_capture`], with the standing answers weighed as `standing` says.
+/// Which piece makes the capture under judgement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Capturer {
+    /// The piece the classified move has just moved. What it stops guarding by leaving
+    /// its square does not count against the capture: the seeds' case 4 ("凡用作为根的子
+    /// 捉吃对方的子, 也按捉处理": a rook that guards a horse and attacks a crossed pawn
+    /// chases it, "尽管红车吃卒要丢马"), which the 2020 book follows in reference figure 46
+    /// (车一平二: the rook guarding the horse on g6 attacks the pawn on h3, a chase). What
+    /// it shielded or pinned there still counts (26.5).
+    MovedPiece,
+    /// Any other piece: every piece its capture leaves to the opponent counts (26.5). A
+    /// king move that lets a root take a crossed pawn, leaving the piece it guards, makes
+    /// no chase (reference figure 30: 将5平6 frees the elephant on a7 to take the pawn on
+    /// c5, but the elephant on c9 it guards would fall).
+    Other,
+}
+
+/// [`judge_capture`], with the standing answers weighed as `standing` says and the
+/// capture made by `capturer`.
 pub fn judge_capture_with(
     pos: &Position,
     capture: Move,
     standing: Standing<'_>,
+    capturer: Capturer,
     budget: &mut Budget,
 ) -> CaptureVerdict {
     let weigh_standing = !matches!(standing, Standing::Ignored);
@@ -552,7 +590,7 @@ pub fn judge_capture_with(
     // An overloaded defender is weighed only when no pawn takes part: a crossed pawn's
     // value floats (25.3), so no gain computed through one is a gain.
     let overload = target.kind != PieceKind::Pawn && attacker.kind != PieceKind::Pawn;
-    let answers = answers_to_capture(&after, capture, &earlier, since.as_ref(), overload, budget);
+    let answers = answers_to_capture(&after, capture, &earlier, since.as_ref(), overload, capturer, budget);
     let (mut answer, elsewhere, hanging_anyway, mut recaptured) =
         (answers.caused, answers.elsewhere, answers.standing, answers.recaptured);
     if matches!(standing, Standing::Full) {
@@ -570,7 +608,9 @@ pub fn judge_capture_with(
     // 26.5 (2020): when the capture's cost is elsewhere (the capturing piece guarded or
     // shielded another piece from its square: mutual captures of different pieces), the
     // balance of the complete exchange decides and even is a chase. Not for a pawn target:
-    // a crossed pawn's value floats (25.3), so no trade against it is even.
+    // a crossed pawn's value floats (25.3), so no trade against it is even. What the piece
+    // just moved stops guarding is not counted at all (`Capturer::MovedPiece`, seeds'
+    // case 4).
     let even_elsewhere = target.kind != PieceKind::Pawn;
     let elsewhere_loses =
         if even_elsewhere { target_value - elsewhere < 0 } else { target_value - elsewhere <= 0 };

@@ -5,7 +5,7 @@
 
 use super::classify::SquareSet;
 use super::tactics::{
-    Budget, CHASE_CHECKS, CaptureVerdict, FALSE_ROOT_MATE_CHECKS, MAX_EXCHANGE_CAPTURES, Standing,
+    Budget, CHASE_CHECKS, CaptureVerdict, Capturer, FALSE_ROOT_MATE_CHECKS, MAX_EXCHANGE_CAPTURES, Standing,
     checking_move, exchange_gain, judge_capture_with, mates_by_checks,
 };
 use super::values::{ROOK, chaseable, given_value, value};
@@ -78,11 +78,12 @@ pub(super) fn direct_threats_with(
             continue;
         }
         let Some(attacker) = pos.piece_at(m.from()) else { continue };
-        let verdict = judge_capture_with(pos, m, standing, budget);
+        let capturer = if Some(m.from()) == mover_square { Capturer::MovedPiece } else { Capturer::Other };
+        let verdict = judge_capture_with(pos, m, standing, capturer, budget);
         if verdict == CaptureVerdict::NoGain {
             continue;
         }
-        if target_may_trade && target_trades_off(pos, m, budget) {
+        if target_may_trade && target_trades_off(pos, m, capturer, budget) {
             if !matches!(attacker.kind, PieceKind::King | PieceKind::Pawn) {
                 t.traded.insert(m.to());
             }
@@ -166,8 +167,8 @@ fn uncovers_check(pos: &Position, capture: Move) -> bool {
 /// cannon and rook win the horse on b6 without the black horse it could take: 捉), figure
 /// 11 and reference figure 43 (a rook alone wins an unguarded cannon; that cannon facing
 /// another through a screen does not save it: 捉).
-fn target_trades_off(pos: &Position, capture: Move, budget: &mut Budget) -> bool {
-    trades_off(pos, capture.to(), Some(capture), budget)
+fn target_trades_off(pos: &Position, capture: Move, capturer: Capturer, budget: &mut Budget) -> bool {
+    trades_off(pos, capture.to(), Some((capture, capturer)), budget)
 }
 
 /// The points of the enemy pieces that the piece on `from` attacks and that could first
@@ -180,7 +181,7 @@ pub(super) fn exchange_partners(pos: &Position, from: Square, budget: &mut Budge
     for &c in moves.iter() {
         if pos.piece_at(c.to()).is_some_and(|p| p.color != piece.color)
             && pos.pseudo_move_is_legal(c)
-            && target_trades_off(pos, c, budget)
+            && target_trades_off(pos, c, Capturer::MovedPiece, budget)
         {
             mask |= 1u128 << c.to().index();
         }
@@ -192,8 +193,13 @@ pub(super) fn exchange_partners(pos: &Position, from: Square, budget: &mut Budge
 /// against the capturer of `capture`, or against an enemy piece of its kind face to face
 /// with it on which `capture`'s win rests; without a capture, against any enemy piece of
 /// its kind face to face with it.
-fn trades_off(pos: &Position, target_square: Square, capture: Option<Move>, budget: &mut Budget) -> bool {
-    let capturer = capture.map(Move::from);
+fn trades_off(
+    pos: &Position,
+    target_square: Square,
+    capture: Option<(Move, Capturer)>,
+    budget: &mut Budget,
+) -> bool {
+    let capturer_square = capture.map(|(c, _)| c.from());
     let Some(target) = pos.piece_at(target_square) else { return false };
     let them = pos.with_side_to_move(target.color);
     let mut moves = MoveList::new();
@@ -203,12 +209,12 @@ fn trades_off(pos: &Position, target_square: Square, capture: Option<Move>, budg
         if victim.color == target.color || victim.kind != target.kind || !them.pseudo_move_is_legal(back) {
             return false;
         }
-        if Some(back.to()) != capturer {
+        if Some(back.to()) != capturer_square {
             // Another piece of the same kind: only one that meets the target face to face,
             // and only when the capture's win rests on it (see the function's doc).
             let mover = pos.with_side_to_move(victim.color);
             if !mover.is_legal(Move::new(back.to(), target_square))
-                || capture.is_some_and(|c| wins_without(pos, c, back.to(), budget))
+                || capture.is_some_and(|(c, by)| wins_without(pos, c, by, back.to(), budget))
             {
                 return false;
             }
@@ -225,11 +231,18 @@ fn trades_off(pos: &Position, target_square: Square, capture: Option<Move>, budg
 }
 
 /// Whether `capture` still wins material with the piece on `partner` taken off the board.
-fn wins_without(pos: &Position, capture: Move, partner: Square, budget: &mut Budget) -> bool {
+fn wins_without(
+    pos: &Position,
+    capture: Move,
+    capturer: Capturer,
+    partner: Square,
+    budget: &mut Budget,
+) -> bool {
     let mut setup = pos.to_setup();
     setup.remove(partner);
     Position::from_setup(&setup).is_ok_and(|without| {
-        judge_capture_with(&without, capture, Standing::BeforeCapture, budget) != CaptureVerdict::NoGain
+        judge_capture_with(&without, capture, Standing::BeforeCapture, capturer, budget)
+            != CaptureVerdict::NoGain
     })
 }
 

@@ -41,9 +41,9 @@ impl SideTally {
     }
 
     /// The 26.9 grade is B: some chase is graded B, or every chase only continues a chase
-    /// that stood before the move (从捉到捉; 2020 figure 11 and reference figure 39: the
-    /// side that merely keeps a chase while the other side chases anew does not have to
-    /// vary, as the seeds' cases 6 and 7 decide the same positions).
+    /// that stood before the move (从捉到捉; 2020 figure 3: the side that merely keeps a
+    /// chase while the other side chases anew does not have to vary, as the seeds' cases
+    /// 6 and 7 decide such positions).
     pub fn grade_b(&self) -> bool {
         self.grade_b || (self.chases > 0 && self.new_chases == 0)
     }
