@@ -490,8 +490,9 @@ fn chase_given_by_the_opponents_threat_is_not_made_by_the_answer() {
     let fen = "3k1ab2/4a4/9/p2c3Rp/2b3p2/9/P2rP1r1P/C1NA2N2/4A4/2B1K1B2 w";
     let info = classify_with(fen, &["c2b4", "d3d4", "b4c2", "d4d3"], RuleSet::Cxa2020);
     assert_eq!(info[3].class, MoveClass::Idle, "{info:?}");
-    // 车4退1 chases the horse on b4 (26.5: Rxb4 Rxd6 trades a horse for a cannon the rook
-    // guarded), and the chase is the mover's own.
+    // 车4退1 chases the horse on b4, and the chase is the mover's own: a root that moves to
+    // attack, the rook chases although Rxb4 would leave the cannon on d6 it guards to the
+    // black rook (the seeds' case 4).
     assert_eq!(info[1].class, MoveClass::Chase, "{info:?}");
     assert_eq!(targets(&info[1]), ["b4"]);
 }
