@@ -2,22 +2,19 @@
 //! each move's class is compared with the book's label and the verdict with the book's,
 //! under both rule sets, and a per-case summary of the differences is printed.
 //!
-//! The judge does not yet reproduce every case (see docs/QILI.md, "Status against the
-//! rulebook's cases"). The test therefore pins the current level as a floor: it fails when
-//! fewer cases, or fewer single moves, agree with the book than the figures below, so a
-//! change to the rules can only raise them. Raise the floors when the judge improves.
+//! The judge reproduces every case (docs/QILI.md, "Status against the rulebook's cases"):
+//! the test fails on any label or verdict that differs from the book's, and when the file
+//! holds fewer cases or labels than it does (a truncated copy).
 
 mod common;
 
 use common::load_rulebook_cases;
 use xq_core::qili::{Detail, IdleKind, MoveClass, RuleSet, try_judge};
 
-/// Cases whose every label and both verdicts agree with the book.
-const CASES_FLOOR: usize = 53;
-/// Single move labels that agree with the book.
-const LABELS_FLOOR: usize = 210;
-/// Verdicts (two per case) that agree with the book.
-const VERDICTS_FLOOR: usize = 107;
+/// Cases in the file.
+const CASES: usize = 54;
+/// Move labels in the file.
+const LABELS: usize = 210;
 
 /// The book's label for a classified move: `exchange_offer` is an idle move with that detail.
 fn label(class: MoveClass, detail: Detail) -> &'static str {
@@ -84,10 +81,9 @@ fn every_rulebook_case_is_judged_as_the_book_does() {
         2 * cases.len(),
         failures.join("\n")
     );
-    assert!(agreeing >= CASES_FLOOR, "only {agreeing} cases agree (floor {CASES_FLOOR})");
-    assert!(moves_agreeing >= LABELS_FLOOR, "only {moves_agreeing} labels agree (floor {LABELS_FLOOR})");
-    assert!(
-        verdicts_agreeing >= VERDICTS_FLOOR,
-        "only {verdicts_agreeing} verdicts agree (floor {VERDICTS_FLOOR})"
-    );
+    assert_eq!(cases.len(), CASES, "the case file holds {} cases", cases.len());
+    assert_eq!(moves_total, LABELS, "the case file holds {moves_total} labels");
+    assert!(failures.is_empty(), "{} of {CASES} cases disagree with the book", failures.len());
+    assert_eq!(moves_agreeing, LABELS);
+    assert_eq!(verdicts_agreeing, 2 * CASES);
 }

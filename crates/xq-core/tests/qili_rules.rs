@@ -456,6 +456,29 @@ fn rule_26_5_chaser_also_shielding_even_trade_is_a_chase() {
 }
 
 #[test]
+fn root_hobbled_by_its_own_piece_guards_in_form_and_grades_b() {
+    // 车一进一 (i6i7) attacks the loose elephant on e7. The elephant on g5 would guard it but
+    // for black's own horse on f6, its eye (塞象眼): a root in form only (假根), so the chase
+    // grades B, as reference figure 39's 车三进一 against the elephant on e7. (The red horse
+    // on a0 makes red more than a lone defender, whose attacks on elephants are idle.)
+    let info = classify_with("3aka3/9/4b4/5n2R/6b2/9/9/9/9/N3K4 w", &["i6i7"], RuleSet::Cxa2020);
+    assert_eq!(info[0].class, MoveClass::Chase, "{info:?}");
+    assert_eq!(targets(&info[0]), ["e7"]);
+    assert!(info[0].grade_b);
+    // A red pawn on the eye (f6) cuts the root altogether: a plain chase of an unprotected
+    // elephant, grade A (reference figure 45).
+    let info = classify_with("3aka3/9/4b4/5P2R/6b2/9/9/9/9/N3K4 w", &["i6i7"], RuleSet::Cxa2020);
+    assert_eq!(info[0].class, MoveClass::Chase, "{info:?}");
+    assert!(!info[0].grade_b);
+    // The same for a horse whose leg its own piece blocks (蹩马腿): the horse on c8 would
+    // guard e7 but for the black cannon on d8.
+    let info = classify_with("3aka3/2nc5/4b4/8R/9/9/9/9/9/N3K4 w", &["i6i7"], RuleSet::Cxa2020);
+    assert_eq!(info[0].class, MoveClass::Chase, "{info:?}");
+    assert_eq!(targets(&info[0]), ["e7"]);
+    assert!(info[0].grade_b);
+}
+
+#[test]
 fn overloaded_root_protects_in_form_only() {
     // Reference figure 13: after 车2平4 the advisor on e1 guards both the cannon on d2
     // (attacked by the rook) and the advisor on d0 (attacked by the cannon on i0 over the

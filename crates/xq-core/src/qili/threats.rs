@@ -11,7 +11,7 @@ use super::tactics::{
 use super::values::{ROOK, chaseable, given_value, value};
 use crate::movelist::MoveList;
 use crate::position::Position;
-use crate::types::{Move, PieceKind, Square};
+use crate::types::{Color, Move, PieceKind, Square};
 
 /// What one side threatens to win, if it were to move in a position.
 #[derive(Clone, Copy, Debug, Default)]
@@ -246,14 +246,47 @@ fn wins_without(
     })
 }
 
-/// Whether, after `capture`, a piece of the victim's side could move onto the square by
-/// the piece rules alone (pins and mate threats ignored): the target is at least
-/// nominally protected.
+/// Whether, after `capture`, the target is at least nominally protected (in form, 28.16
+/// "形式上是根"): a piece of the victim's side could move onto the square by the piece
+/// rules alone (pins and mate threats ignored), or a horse or an elephant of that side
+/// would but for a piece of its own on its leg or eye ([`hobbled_root`]).
 fn nominally_guarded(pos: &Position, capture: Move) -> bool {
     let after = pos.after(capture);
+    let guard = after.side_to_move();
     let mut moves = MoveList::new();
-    after.generate_pseudo(after.side_to_move(), &mut moves);
-    moves.iter().any(|r| r.to() == capture.to())
+    after.generate_pseudo_to(guard, capture.to(), &mut moves);
+    !moves.is_empty() || hobbled_root(&after, guard, capture.to())
+}
+
+/// Whether a horse or an elephant of `guard` would guard `to` but for a piece of its own
+/// side on the horse's leg (蹩马腿) or the elephant's eye (塞象眼). Such a root guards in
+/// form only (假根): its own side hampers it and could free it, so the chase of the piece
+/// it stands behind grades B like that of a falsely protected one (26.9). Reference figure
+/// 39: 车三进一 attacks the elephant on e7, which the elephant on g9 would guard but for
+/// black's own rook on f8, its eye; red is B and black, chasing the rook with a horse (A),
+/// must vary. A piece of the chaser's side on the leg or eye cuts the root altogether:
+/// reference figure 45, where red's rook on f6 blocks the eye of the elephant on e7 that
+/// would guard g5, and the horse's chase of the elephant on g5 grades A (a draw, both A).
+fn hobbled_root(pos: &Position, guard: Color, to: Square) -> bool {
+    const HORSE: [(i32, i32); 8] = [(1, 2), (-1, 2), (1, -2), (-1, -2), (2, 1), (2, -1), (-2, 1), (-2, -1)];
+    const ELEPHANT: [(i32, i32); 4] = [(2, 2), (2, -2), (-2, 2), (-2, -2)];
+    let (file, rank) = (i32::from(to.file()), i32::from(to.rank()));
+    let square = |f: i32, r: i32| Square::new(u8::try_from(f).ok()?, u8::try_from(r).ok()?);
+    let holds = |sq: Option<Square>, kind: Option<PieceKind>| {
+        sq.and_then(|s| pos.piece_at(s)).is_some_and(|p| p.color == guard && kind.is_none_or(|k| p.kind == k))
+    };
+    // The root stands at `to` less the move's offset; its leg (or eye) one step from it.
+    let horse = HORSE.iter().any(|&(df, dr)| {
+        let leg =
+            if df.abs() == 2 { square(file - df / 2, rank - dr) } else { square(file - df, rank - dr / 2) };
+        holds(square(file - df, rank - dr), Some(PieceKind::Horse)) && holds(leg, None)
+    });
+    horse
+        || (to.on_own_side(guard)
+            && ELEPHANT.iter().any(|&(df, dr)| {
+                holds(square(file - df, rank - dr), Some(PieceKind::Elephant))
+                    && holds(square(file - df / 2, rank - dr / 2), None)
+            }))
 }
 
 /// The pieces (among `mask`) that a piece other than the king or a pawn of the side to
