@@ -11,6 +11,7 @@ use super::tactics::{
 use super::values::{ROOK, chaseable, given_value, value};
 use crate::movelist::MoveList;
 use crate::position::Position;
+use crate::tables::{ELEPHANT_MOVES, HORSE_ATTACKERS, Targets};
 use crate::types::{Color, Move, PieceKind, Square};
 
 /// What one side threatens to win, if it were to move in a position.
@@ -268,25 +269,20 @@ fn nominally_guarded(pos: &Position, capture: Move) -> bool {
 /// reference figure 45, where red's rook on f6 blocks the eye of the elephant on e7 that
 /// would guard g5, and the horse's chase of the elephant on g5 grades A (a draw, both A).
 fn hobbled_root(pos: &Position, guard: Color, to: Square) -> bool {
-    const HORSE: [(i32, i32); 8] = [(1, 2), (-1, 2), (1, -2), (-1, -2), (2, 1), (2, -1), (-2, 1), (-2, -1)];
-    const ELEPHANT: [(i32, i32); 4] = [(2, 2), (2, -2), (-2, 2), (-2, -2)];
-    let (file, rank) = (i32::from(to.file()), i32::from(to.rank()));
-    let square = |f: i32, r: i32| Square::new(u8::try_from(f).ok()?, u8::try_from(r).ok()?);
-    let holds = |sq: Option<Square>, kind: Option<PieceKind>| {
-        sq.and_then(|s| pos.piece_at(s)).is_some_and(|p| p.color == guard && kind.is_none_or(|k| p.kind == k))
+    // The elephant's steps are symmetric (the points it reaches `to` from are those it
+    // reaches from `to`, with the same eye), and a side's elephants never cross the river.
+    hobbled(pos, guard, &HORSE_ATTACKERS[to.index()], PieceKind::Horse)
+        || hobbled(pos, guard, &ELEPHANT_MOVES[to.index()], PieceKind::Elephant)
+}
+
+/// Whether a piece of `guard` of `kind` stands on one of `roots`' points with a piece of
+/// its own side on the matching leg or eye.
+fn hobbled<const N: usize>(pos: &Position, guard: Color, roots: &Targets<N>, kind: PieceKind) -> bool {
+    let own = |point: u8| {
+        Square::from_index(usize::from(point)).and_then(|sq| pos.piece_at(sq)).filter(|p| p.color == guard)
     };
-    // The root stands at `to` less the move's offset; its leg (or eye) one step from it.
-    let horse = HORSE.iter().any(|&(df, dr)| {
-        let leg =
-            if df.abs() == 2 { square(file - df / 2, rank - dr) } else { square(file - df, rank - dr / 2) };
-        holds(square(file - df, rank - dr), Some(PieceKind::Horse)) && holds(leg, None)
-    });
-    horse
-        || (to.on_own_side(guard)
-            && ELEPHANT.iter().any(|&(df, dr)| {
-                holds(square(file - df, rank - dr), Some(PieceKind::Elephant))
-                    && holds(square(file - df / 2, rank - dr / 2), None)
-            }))
+    (0..usize::from(roots.len))
+        .any(|i| own(roots.to[i]).is_some_and(|p| p.kind == kind) && own(roots.block[i]).is_some())
 }
 
 /// The pieces (among `mask`) that a piece other than the king or a pawn of the side to
