@@ -1,11 +1,12 @@
 //! `xq engine`: MCTS over a checkpoint or a built-in evaluator, served as a UCI or UCCI engine
 //! on stdin/stdout, for Xiangqi GUIs and match runners.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{ArgGroup, Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use xq_core::GameRules;
-use xq_mcts::{Evaluator, MaterialEvaluator, SearchParams, UniformEvaluator};
+use xq_mcts::{BuiltinEvaluator, SearchParams};
+use xq_nn::EvaluatorSpec;
 use xq_play::MctsPlayer;
 use xq_play::engine::{Protocol, ServerConfig, serve};
 
@@ -41,10 +42,16 @@ pub struct EngineArgs {
     /// Search with a built-in evaluator instead of a model.
     #[arg(long, value_enum)]
     evaluator: Option<EvaluatorArg>,
-    /// Visits per move when `go` names no `nodes` (also the engine's `Visits` option).
-    /// 200 is what the gate and ladder configs give MCTS players.
-    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..))]
-    visits: u32,
+    /// Search and rules as an xq config file sets them: its `[search]` and `[rules]` sections
+    /// are used, every other section ignored, so a loop's saved `config.toml` makes the engine
+    /// search exactly as the loop's gates did. Without it: the default search, and the rules
+    /// the model was trained under.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Visits per move when `go` names no `nodes` (also the engine's `Visits` option); the
+    /// config's `search.visits` when absent, else 200.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    visits: Option<u32>,
     /// Where the model runs: cpu, or gpu in builds with `--features xq-nn/gpu`.
     #[arg(long, default_value = "cpu", value_parser = crate::parse_device)]
     device: xq_nn::DeviceSetting,
@@ -55,27 +62,54 @@ pub struct EngineArgs {
 
 /// Runs `xq engine` until `quit` or the end of input.
 pub fn engine(args: EngineArgs) -> Result<()> {
-    let (evaluator, model_id): (Box<dyn Evaluator>, String) = match (&args.model, args.evaluator) {
-        (Some(path), _) => model_evaluator(path, args.device)?,
-        (None, Some(EvaluatorArg::Uniform)) => (Box::new(UniformEvaluator), "uniform".into()),
-        (None, Some(EvaluatorArg::Material)) => (Box::new(MaterialEvaluator::default()), "material".into()),
-        (None, None) => bail!("give --model PATH or --evaluator uniform|material"),
+    let spec = match (&args.model, args.evaluator) {
+        (Some(path), _) => EvaluatorSpec::checkpoint(path).on_device(args.device),
+        (None, Some(EvaluatorArg::Uniform)) => EvaluatorSpec::Builtin(BuiltinEvaluator::Uniform),
+        (None, Some(EvaluatorArg::Material) | None) => EvaluatorSpec::Builtin(BuiltinEvaluator::Material),
     };
-    let name = format!("xq {model_id}");
-    let player = MctsPlayer::new(&name, evaluator, SearchParams::default(), args.visits)?;
+    let built = spec.build().with_context(|| format!("cannot load the model {spec}"))?;
+    let (search, rules) = match &args.config {
+        Some(path) => search_and_rules(path)?,
+        None => (None, None),
+    };
+    let rules = rules.or(built.trained_rules).unwrap_or_default();
+    let mut search = search.unwrap_or(SearchParams { visits: DEFAULT_VISITS, ..SearchParams::default() });
+    if let Some(visits) = args.visits {
+        search.visits = visits;
+    }
+    let name = format!("xq {}", built.model_id);
+    let visits = search.visits;
+    let player = MctsPlayer::new(&name, built.evaluator, search)?;
     let protocol = match args.protocol {
         ProtocolArg::Uci => Protocol::Uci,
         ProtocolArg::Ucci => Protocol::Ucci,
     };
     let config =
-        ServerConfig { seed: args.seed, visits: Some(args.visits), ..ServerConfig::new(protocol, &name) };
+        ServerConfig { seed: args.seed, visits: Some(visits), rules, ..ServerConfig::new(protocol, &name) };
     serve(std::io::stdin().lock(), std::io::stdout().lock(), Box::new(player), config)?;
     Ok(())
 }
 
-/// The evaluator for `--model`, its network told the natural move limit of the rules the
-/// server plays.
-fn model_evaluator(path: &Path, device: xq_nn::DeviceSetting) -> Result<(Box<dyn Evaluator>, String)> {
-    crate::selfplay_cmd::load_model(path, device, GameRules::default().move_limit_plies)
-        .with_context(|| format!("cannot load the model {}", path.display()))
+/// Visits per move without a config or `--visits`.
+const DEFAULT_VISITS: u32 = 200;
+
+/// The `[search]` and `[rules]` sections of an xq config file, each checked as strictly as
+/// its own stage checks it; the file's other sections are not read.
+pub(crate) fn search_and_rules(path: &Path) -> Result<(Option<SearchParams>, Option<GameRules>)> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut table: toml::Table =
+        toml::from_str(&text).with_context(|| format!("config {}", path.display()))?;
+    let mut section = |name: &str| table.remove(name);
+    let search = section("search")
+        .map(|v| v.try_into::<SearchParams>())
+        .transpose()
+        .with_context(|| format!("config {}: [search]", path.display()))?;
+    let rules = section("rules")
+        .map(|v| v.try_into::<GameRules>())
+        .transpose()
+        .with_context(|| format!("config {}: [rules]", path.display()))?;
+    if let Some(search) = &search {
+        search.validate().with_context(|| format!("config {}: [search]", path.display()))?;
+    }
+    Ok((search, rules))
 }

@@ -1,10 +1,10 @@
 //! `xq selfplay`: generate a labelled data set by MCTS self-play.
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
-use xq_mcts::Evaluator;
-use xq_selfplay::{BuiltinEvaluator, SelfplayConfig, SelfplayRun, run_selfplay};
+use xq_nn::EvaluatorSpec;
+use xq_selfplay::{SelfplayConfig, SelfplayRun, run_selfplay};
 
 #[derive(Args)]
 pub struct SelfplayArgs {
@@ -36,17 +36,21 @@ pub fn selfplay(args: SelfplayArgs) -> Result<()> {
         config.selfplay.games = games;
     }
     let out = args.out.unwrap_or_else(|| default_out(&args.config));
-    let openings = load_openings(&config.selfplay.opening_book)?;
-    let (mut evaluator, model_id) = match &args.model {
-        Some(path) => {
-            let rules = config.rules.game_rules().map_err(anyhow::Error::msg)?;
-            load_model(path, args.device, rules.move_limit_plies)?
-        }
-        None => builtin_evaluator(config.selfplay.evaluator),
+    let openings = xq_play::Book::openings_at(&config.selfplay.opening_book)
+        .with_context(|| format!("opening book {}", config.selfplay.opening_book))?;
+    let spec = match &args.model {
+        Some(path) => EvaluatorSpec::checkpoint(path).on_device(args.device),
+        None => EvaluatorSpec::Builtin(config.selfplay.evaluator),
     };
-    let run =
-        SelfplayRun { out_dir: out.clone(), model_id, openings, progress: true, stop_after_shards: None };
-    let summary = run_selfplay(&config, evaluator.as_mut(), &run)?;
+    let mut built = spec.build().with_context(|| format!("cannot load the evaluator {spec}"))?;
+    let run = SelfplayRun {
+        out_dir: out.clone(),
+        model_id: built.model_id,
+        openings,
+        progress: true,
+        stop_after_shards: None,
+    };
+    let summary = run_selfplay(&config, built.evaluator.as_mut(), &run)?;
     if args.json {
         println!("{}", serde_json::to_string(&summary)?);
     } else {
@@ -56,35 +60,7 @@ pub fn selfplay(args: SelfplayArgs) -> Result<()> {
     Ok(())
 }
 
-/// A built-in evaluator and the model id data made with it records.
-pub fn builtin_evaluator(evaluator: BuiltinEvaluator) -> (Box<dyn Evaluator>, String) {
-    (evaluator.build(), evaluator.name().into())
-}
-
-/// Loads a checkpoint as the search's evaluator, with its model id.
-pub fn load_model(
-    path: &Path,
-    device: xq_nn::DeviceSetting,
-    move_limit_plies: u32,
-) -> Result<(Box<dyn Evaluator>, String)> {
-    let evaluator = xq_nn::NetEvaluator::from_checkpoint(path, device.device()?, 1 << 18, move_limit_plies)?;
-    let id = evaluator.model_id().to_string();
-    Ok((Box::new(evaluator), id))
-}
-
 fn default_out(config: &Path) -> PathBuf {
     let stem = config.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "run".into());
     PathBuf::from("data/runs").join(format!("selfplay-{stem}"))
-}
-
-/// Loads an opening book (`data/openings/openings.json` format) as playable openings.
-pub fn load_openings(path: &str) -> Result<Vec<xq_play::Opening>> {
-    if path.is_empty() {
-        return Ok(Vec::new());
-    }
-    let openings = xq_eval::openings::Book::load(Path::new(path))?.playable()?;
-    if openings.is_empty() {
-        bail!("opening book {path} has no openings");
-    }
-    Ok(openings)
 }

@@ -23,6 +23,10 @@ pub struct TrainArgs {
     /// Start the weights from this checkpoint (a stem, e.g. models/a/checkpoints/step-00000300).
     #[arg(long)]
     init: Option<PathBuf>,
+    /// The config the samples were played under (e.g. configs/selfplay-tiny.toml): its
+    /// `[rules]` are recorded in every checkpoint, so `xq engine` plays by them.
+    #[arg(long)]
+    rules_from: Option<PathBuf>,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -30,6 +34,10 @@ pub struct TrainArgs {
 
 pub fn train_command(args: TrainArgs) -> Result<()> {
     let config = TrainConfig::load(&args.config)?;
+    let rules = match &args.rules_from {
+        Some(path) => Some(crate::engine_cmd::search_and_rules(path)?.1.unwrap_or_default()),
+        None => None,
+    };
     let run = TrainRun {
         data_dirs: args.data,
         out_dir: args.out,
@@ -37,6 +45,7 @@ pub fn train_command(args: TrainArgs) -> Result<()> {
         resume: args.resume,
         progress: !args.json,
         stop_after_steps: None,
+        rules,
     };
     let summary = train(&config, &run)?;
     if args.json {

@@ -78,7 +78,7 @@ concurrency = 1
 [format]
 kind = "gauntlet"
 pairs = 1
-[game]
+[adjudication]
 max_plies = 40
 [[players]]
 kind = "uci"
@@ -138,7 +138,7 @@ fn xq_engine_plays_with_a_checkpoint() {
     let mut model = xq_nn::ModelConfig::new(1, 16);
     model.seed = 11;
     let net = xq_nn::PolicyValueNet::new(&model, &burn::tensor::Device::flex()).unwrap();
-    let meta = xq_nn::save_checkpoint(&net, &dir.path().join("step-000001"), 1).unwrap();
+    let meta = xq_nn::save_checkpoint(&net, &dir.path().join("step-000001"), 1, None).unwrap();
     let mut config = EngineConfig::new(XQ, Protocol::Uci);
     // A directory stands for its newest checkpoint.
     config.args =

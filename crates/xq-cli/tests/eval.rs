@@ -5,23 +5,9 @@ use std::process::{Command, Output};
 
 const XQ: &str = env!("CARGO_BIN_EXE_xq");
 
-const TINY_SPRT: &str = r#"
-name = "cli sprt"
-seed = 2
-concurrency = 2
-[format]
-kind = "sprt"
-max_pairs = 3
-sprt = { elo0 = 0, elo1 = 50, alpha = 0.05, beta = 0.05, model = "logistic", method = "exact" }
-[game]
-max_plies = 120
-[[players]]
-kind = "greedy"
-name = "greedy"
-[[players]]
-kind = "random"
-name = "random"
-"#;
+fn tiny_sprt() -> String {
+    xq_testkit::sprt_greedy_vs_random("cli sprt", 2, 3, 50, 120)
+}
 
 fn xq(args: &[&str]) -> Output {
     Command::new(XQ).args(args).output().expect("run the xq binary")
@@ -31,7 +17,7 @@ fn xq(args: &[&str]) -> Output {
 fn eval_sprt_runs_a_config_and_writes_outputs() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("eval-tiny.toml");
-    std::fs::write(&config, TINY_SPRT).unwrap();
+    std::fs::write(&config, tiny_sprt()).unwrap();
     let out = dir.path().join("out");
     let args =
         ["eval", "sprt", "--config", config.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"];
@@ -53,14 +39,14 @@ fn eval_sprt_runs_a_config_and_writes_outputs() {
 fn eval_rejects_a_format_mismatch_and_bad_configs_with_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("eval-tiny.toml");
-    std::fs::write(&config, TINY_SPRT).unwrap();
+    std::fs::write(&config, tiny_sprt()).unwrap();
     let out = dir.path().join("out");
     let run = xq(&["eval", "gauntlet", "--config", config.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(run.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("sprt event, not gauntlet"), "{stderr}");
 
-    std::fs::write(&config, TINY_SPRT.replace("seed = 2", "seed = 2\nsed = 3")).unwrap();
+    std::fs::write(&config, tiny_sprt().replace("seed = 2", "seed = 2\nsed = 3")).unwrap();
     let run = xq(&["eval", "sprt", "--config", config.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert_eq!(run.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&run.stderr);

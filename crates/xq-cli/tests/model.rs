@@ -1,4 +1,4 @@
-//! A checkpoint plays through the CLI: `xq selfplay --model` and a `checkpoint` player in
+//! A checkpoint plays through the CLI: `xq selfplay --model` and a network (`mcts` player) in
 //! `xq eval`, and a clear error for a path that holds no checkpoint.
 
 use std::path::Path;
@@ -19,7 +19,7 @@ fn tiny_checkpoint(dir: &Path) -> String {
     let mut config = ModelConfig::new(1, 16);
     config.seed = 9;
     let net = PolicyValueNet::new(&config, &Device::flex()).unwrap();
-    save_checkpoint(&net, &dir.join("net"), 0).unwrap().model_id
+    save_checkpoint(&net, &dir.join("net"), 0, None).unwrap().model_id
 }
 
 #[test]
@@ -72,12 +72,12 @@ openings = 0
 [format]
 kind = "gauntlet"
 pairs = 1
-[game]
+[adjudication]
 max_plies = 40
 [[players]]
-kind = "checkpoint"
+kind = "mcts"
 name = "net"
-path = "{}"
+evaluator = {{ kind = "checkpoint", path = "{}" }}
 visits = 8
 [[players]]
 kind = "random"

@@ -21,6 +21,43 @@ pub struct GameRules {
     pub repetition_count: u8,
 }
 
+/// A rule setting out of its range.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("rules.{key} = {value}: expected {expected}")]
+pub struct RulesError {
+    /// The setting, as configuration files name it.
+    pub key: &'static str,
+    /// Its value, printed.
+    pub value: String,
+    /// What it must be.
+    pub expected: &'static str,
+}
+
+impl GameRules {
+    /// Checks every setting's range: the one validation of rules that every configuration
+    /// goes through (deserialising `GameRules` calls it).
+    ///
+    /// ```
+    /// use xq_core::GameRules;
+    /// assert!(GameRules::default().validate().is_ok());
+    /// let bad = GameRules { repetition_count: 1, ..GameRules::default() };
+    /// assert_eq!(bad.validate().unwrap_err().to_string(), "rules.repetition_count = 1: expected at least 2");
+    /// ```
+    pub fn validate(&self) -> Result<(), RulesError> {
+        if self.move_limit_plies == 0 {
+            return Err(RulesError { key: "move_limit_plies", value: "0".into(), expected: "at least 1" });
+        }
+        if self.repetition_count < 2 {
+            return Err(RulesError {
+                key: "repetition_count",
+                value: self.repetition_count.to_string(),
+                expected: "at least 2",
+            });
+        }
+        Ok(())
+    }
+}
+
 impl Default for GameRules {
     fn default() -> Self {
         GameRules {
@@ -209,13 +246,10 @@ impl Game {
     }
 
     /// The cycle to adjudicate, once the current position has occurred
-    /// [`GameRules::repetition_count`] times.
+    /// [`GameRules::repetition_count`] times (rules that skipped [`GameRules::validate`] with a
+    /// count below 2 still need a repeat: a cycle has two ends).
     pub fn repetition(&self) -> Option<Cycle> {
-        if self.occurrences() >= self.rules.repetition_count.max(2) as usize {
-            self.last_cycle()
-        } else {
-            None
-        }
+        if self.occurrences() >= usize::from(self.rules.repetition_count) { self.last_cycle() } else { None }
     }
 
     /// The 9-round rule of the 2020 edition (参考图8, `cxa2020` only): the last nine rounds

@@ -104,6 +104,26 @@ pub enum Termination {
 }
 
 impl Termination {
+    /// Every termination, in declaration order.
+    pub const ALL: [Termination; 16] = [
+        Termination::Checkmate,
+        Termination::Stalemate,
+        Termination::MoveLimit,
+        Termination::InsufficientMaterial,
+        Termination::PerpetualCheck,
+        Termination::PerpetualChase,
+        Termination::PerpetualMateThreat,
+        Termination::PerpetualAttack,
+        Termination::MutualPerpetualCheck,
+        Termination::BothForbidden,
+        Termination::BothAllowed,
+        Termination::Resignation,
+        Termination::MaxLength,
+        Termination::Forfeit,
+        Termination::TimeForfeit,
+        Termination::DrawAdjudication,
+    ];
+
     /// Snake-case name used in JSON and Parquet.
     pub const fn name(self) -> &'static str {
         match self {

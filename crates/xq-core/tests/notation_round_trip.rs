@@ -5,22 +5,7 @@
 use xq_core::notation::{ChineseMove, IccsMove, WxfMove, chinese, parse_move, wxf};
 use xq_core::{Color, Move, Piece, PieceKind, Position, Setup, Square};
 
-/// splitmix64: tiny, deterministic, good enough to pick moves and squares.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use xq_testkit::SplitMix64;
 
 /// Checks that `m` survives every notation and that each rendering names exactly one move.
 fn check_move(pos: &Position, m: Move) {
@@ -49,7 +34,7 @@ fn check_move(pos: &Position, m: Move) {
 
 #[test]
 fn random_games_round_trip() {
-    let mut rng = SplitMix(0x5EED_0001);
+    let mut rng = SplitMix64::new(0x5EED_0001);
     let (mut moves_checked, mut plies) = (0usize, 0usize);
     for game in 0..2000 {
         let mut pos = Position::startpos();

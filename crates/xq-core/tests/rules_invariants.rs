@@ -8,19 +8,6 @@ use xq_core::{Color, Move, MoveList, Position, Square, perft::perft};
 const GAMES: u64 = 60;
 const MAX_PLIES: usize = 150;
 
-/// SplitMix64, so every game is reproducible from its seed.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) % n as u64) as usize
-    }
-}
-
 /// Every position of `GAMES` random games (random legal moves until none or `MAX_PLIES`).
 /// Odd games prefer captures, so sparse boards and endgames are covered too.
 fn random_positions() -> Vec<Position> {
@@ -28,28 +15,7 @@ fn random_positions() -> Vec<Position> {
 }
 
 fn random_games(games: u64) -> Vec<Position> {
-    let mut out = Vec::new();
-    for game in 0..games {
-        let mut rng = SplitMix64(0xC0FFEE + game);
-        let mut pos = Position::startpos();
-        out.push(pos);
-        for _ in 0..MAX_PLIES {
-            let legal = pos.legal_moves();
-            if legal.is_empty() {
-                break;
-            }
-            let captures: Vec<Move> =
-                legal.iter().copied().filter(|m| pos.piece_at(m.to()).is_some()).collect();
-            let m = if game % 2 == 1 && !captures.is_empty() && rng.below(3) > 0 {
-                captures[rng.below(captures.len())]
-            } else {
-                legal[rng.below(legal.len())]
-            };
-            pos = pos.after(m);
-            out.push(pos);
-        }
-    }
-    out
+    xq_testkit::random_positions(games, 0xC0FFEE, MAX_PLIES)
 }
 
 fn from_scratch(pos: &Position) -> Position {

@@ -1,38 +1,8 @@
-//! Encodings shared by both tables: moves as `u16`, names of enums, and the compact board.
+//! Encodings shared by both tables: moves as `u16`, colours as `u8`, and the compact board.
+//! Names (terminations, results, rule sets, ICCS moves) are xq-core's own text forms
+//! (`FromStr`/`Display`).
 
-use xq_core::{Color, GameResult, Move, Piece, Position, PositionError, RuleSet, Setup, Square, Termination};
-
-/// Every [`Termination`], in declaration order; the names written to Parquet are
-/// [`Termination::name`].
-pub const TERMINATIONS: [Termination; 16] = [
-    Termination::Checkmate,
-    Termination::Stalemate,
-    Termination::MoveLimit,
-    Termination::InsufficientMaterial,
-    Termination::PerpetualCheck,
-    Termination::PerpetualChase,
-    Termination::PerpetualMateThreat,
-    Termination::PerpetualAttack,
-    Termination::MutualPerpetualCheck,
-    Termination::BothForbidden,
-    Termination::BothAllowed,
-    Termination::Resignation,
-    Termination::MaxLength,
-    Termination::Forfeit,
-    Termination::TimeForfeit,
-    Termination::DrawAdjudication,
-];
-
-/// The [`Termination`] whose [`Termination::name`] is `name`.
-///
-/// ```
-/// use xq_core::Termination;
-/// assert_eq!(xq_data::termination_from_name("perpetual_check"), Some(Termination::PerpetualCheck));
-/// assert_eq!(xq_data::termination_from_name("bored"), None);
-/// ```
-pub fn termination_from_name(name: &str) -> Option<Termination> {
-    TERMINATIONS.into_iter().find(|t| t.name() == name)
-}
+use xq_core::{Color, Move, Piece, Position, PositionError, Setup, Square};
 
 /// Decodes a move stored as `u16` ([`Move::raw`]: origin square index in the low byte,
 /// destination in the high byte, square index = `rank * 9 + file`). `None` when either square
@@ -56,12 +26,6 @@ pub fn raw_move_to_iccs(raw: u16) -> Option<String> {
     move_from_raw(raw).map(Move::iccs)
 }
 
-/// Parses ICCS text (`h2e2`, case-insensitive) into a move without checking legality.
-pub fn move_from_iccs(text: &str) -> Option<Move> {
-    let iccs: xq_core::notation::IccsMove = text.parse().ok()?;
-    Some(Move::new(iccs.from, iccs.to))
-}
-
 /// `0` for red, `1` for black: the `side_to_move` column.
 pub const fn color_code(color: Color) -> u8 {
     color.index() as u8
@@ -74,21 +38,6 @@ pub const fn color_from_code(code: u8) -> Option<Color> {
         1 => Some(Color::Black),
         _ => None,
     }
-}
-
-/// `"red"` / `"black"` back to a colour.
-pub fn color_from_name(name: &str) -> Option<Color> {
-    Color::ALL.into_iter().find(|c| c.name() == name)
-}
-
-/// `1-0` / `0-1` / `1/2-1/2` back to a result.
-pub fn result_from_pgn(text: &str) -> Option<GameResult> {
-    [GameResult::RedWins, GameResult::BlackWins, GameResult::Draw].into_iter().find(|r| r.pgn() == text)
-}
-
-/// `cxa` / `cxa2020` back to a rule set.
-pub fn rule_set_from_name(name: &str) -> Option<RuleSet> {
-    RuleSet::parse(name)
 }
 
 /// The index of the first byte of a board that is not a piece code (0 empty, 1..=14 pieces).
@@ -117,27 +66,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_termination_round_trips_and_names_are_distinct() {
-        for t in TERMINATIONS {
-            assert_eq!(termination_from_name(t.name()), Some(t));
-        }
-        let mut names: Vec<_> = TERMINATIONS.iter().map(|t| t.name()).collect();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), TERMINATIONS.len());
-    }
-
-    #[test]
     fn every_move_code_on_the_board_round_trips() {
         for from in Square::all() {
             for to in Square::all() {
                 let m = Move::new(from, to);
                 assert_eq!(move_from_raw(m.raw()), Some(m));
-                assert_eq!(move_from_iccs(&m.iccs()), Some(m));
             }
         }
         assert_eq!(move_from_raw(90 << 8), None);
-        assert_eq!(move_from_iccs("z9a0"), None);
     }
 
     #[test]
@@ -147,10 +83,6 @@ mod tests {
         assert_eq!(pos.fen(), start.fen());
         assert_eq!(invalid_board_byte(start.board_codes()), None);
         assert_eq!(invalid_board_byte(&[0, 14, 15]), Some(2));
-        for name in ["1-0", "0-1", "1/2-1/2"] {
-            assert_eq!(result_from_pgn(name).map(GameResult::pgn), Some(name));
-        }
         assert_eq!(color_from_code(color_code(Color::Black)), Some(Color::Black));
-        assert_eq!(color_from_name("red"), Some(Color::Red));
     }
 }

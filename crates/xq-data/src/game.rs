@@ -1,8 +1,5 @@
 //! The `games` table: one row per finished game.
 
-use crate::codec::{
-    color_from_name, move_from_iccs, result_from_pgn, rule_set_from_name, termination_from_name,
-};
 use crate::table::{CodecError, Table, arc, bad, column, list_field, list_item, no_nulls, private::Codec};
 use arrow_array::builder::{ListBuilder, StringBuilder, UInt32Builder, UInt64Builder};
 use arrow_array::{Array, ListArray, RecordBatch, StringArray, UInt64Array};
@@ -191,27 +188,24 @@ impl Codec for GameRecord {
             let row = first + i;
             let moves = list_strings(iccs, "moves_iccs", row, i)?
                 .iter()
-                .map(|t| {
-                    move_from_iccs(t)
-                        .ok_or_else(|| bad(row, "moves_iccs", format!("malformed ICCS move {t:?}")))
-                })
+                .map(|t| t.parse::<Move>().map_err(|e| bad(row, "moves_iccs", e.to_string())))
                 .collect::<Result<Vec<Move>, _>>()?;
             let moves_chinese = list_strings(chinese, "moves_chinese", row, i)?;
             let text = result.value(i);
-            let result = result_from_pgn(text)
-                .ok_or_else(|| bad(row, "result", format!("{text:?} is not 1-0, 0-1 or 1/2-1/2")))?;
+            let result: GameResult =
+                text.parse().map_err(|e: xq_core::ParseError| bad(row, "result", e.to_string()))?;
             let text = termination.value(i);
-            let termination = termination_from_name(text)
-                .ok_or_else(|| bad(row, "termination", format!("unknown termination {text:?}")))?;
+            let termination: Termination =
+                text.parse().map_err(|e: xq_core::ParseError| bad(row, "termination", e.to_string()))?;
             let must_vary = match must_vary.is_null(i) {
                 true => None,
-                false => Some(color_from_name(must_vary.value(i)).ok_or_else(|| {
-                    bad(row, "must_vary", format!("{:?} is not red or black", must_vary.value(i)))
-                })?),
+                false => Some(
+                    must_vary.value(i).parse::<Color>().map_err(|e| bad(row, "must_vary", e.to_string()))?,
+                ),
             };
             let text = rule_set.value(i);
-            let rule_set = rule_set_from_name(text)
-                .ok_or_else(|| bad(row, "rule_set", format!("unknown rule set {text:?}")))?;
+            let rule_set: RuleSet =
+                text.parse().map_err(|e: xq_core::ParseError| bad(row, "rule_set", e.to_string()))?;
             out.push(GameRecord {
                 game_id: game_id.value(i),
                 moves,

@@ -47,6 +47,8 @@
 //!     article: String::new(),
 //!     repetitions: 1,
 //!     plies_since_capture: 0,
+//!     limit_plies: 0,
+//!     move_limit_plies: 120,
 //!     model_id: "m0".into(),
 //!     config_hash: "c0".into(),
 //!     seed: 42,
@@ -71,10 +73,7 @@ mod shard;
 mod table;
 mod window;
 
-pub use codec::{
-    TERMINATIONS, color_code, color_from_code, color_from_name, move_from_iccs, move_from_raw,
-    position_from_board, raw_move_to_iccs, result_from_pgn, rule_set_from_name, termination_from_name,
-};
+pub use codec::{color_code, color_from_code, move_from_raw, position_from_board, raw_move_to_iccs};
 pub use error::{DataError, Result};
 pub use game::{GAMES_SCHEMA_VERSION, GameRecord};
 pub use sample::{SAMPLES_SCHEMA_VERSION, Sample};

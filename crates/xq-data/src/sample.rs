@@ -1,9 +1,6 @@
 //! The `samples` table: one row per position seen in self-play.
 
-use crate::codec::{
-    color_code, color_from_code, invalid_board_byte, move_from_raw, position_from_board,
-    termination_from_name,
-};
+use crate::codec::{color_code, color_from_code, invalid_board_byte, move_from_raw, position_from_board};
 use crate::table::{CodecError, Table, arc, bad, column, list_field, list_item, no_nulls, private::Codec};
 use arrow_array::builder::{
     BooleanBuilder, FixedSizeBinaryBuilder, Float32Builder, Int8Builder, ListBuilder, StringBuilder,
@@ -15,10 +12,11 @@ use arrow_array::{
 };
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use std::sync::{Arc, LazyLock};
-use xq_core::{Color, Move, Position, PositionError, Termination};
+use xq_core::{Color, Game, HistoryFeatures, Move, Position, PositionError, Termination};
 
-/// The schema version of the `samples` table this build writes and reads.
-pub const SAMPLES_SCHEMA_VERSION: u32 = 1;
+/// The schema version of the `samples` table this build writes and reads. Version 2 added
+/// `limit_plies` and `move_limit_plies`, the history features the network saw.
+pub const SAMPLES_SCHEMA_VERSION: u32 = 2;
 
 /// One training position: the board, the search's policy and value at the root, the move
 /// played and the game's final outcome. Every field is one column of the `samples` table
@@ -60,8 +58,13 @@ pub struct Sample {
     /// How many times this position (same board and side) had occurred in the game, this
     /// occurrence included (1 = first time).
     pub repetitions: u8,
-    /// Plies since the last capture (the natural-limit counter).
+    /// Plies since the last capture (the FEN's half-move clock).
     pub plies_since_capture: u16,
+    /// Plies counted toward the natural move limit ([`xq_core::Game::limit_plies`]): the
+    /// capture clock, or fewer under article 23.3's ten-check count.
+    pub limit_plies: u16,
+    /// The natural move limit of the game's rules, in plies.
+    pub move_limit_plies: u16,
     /// The model that searched this position (content hash / id).
     pub model_id: String,
     /// Hash of the self-play configuration.
@@ -71,6 +74,28 @@ pub struct Sample {
 }
 
 impl Sample {
+    /// The history features the network saw at this position in play, exactly: the trainer
+    /// encodes them, so training and play see the same inputs.
+    pub fn history_features(&self) -> HistoryFeatures {
+        HistoryFeatures {
+            earlier_occurrences: self.repetitions.saturating_sub(1),
+            limit_plies: u32::from(self.limit_plies),
+            move_limit_plies: u32::from(self.move_limit_plies),
+        }
+    }
+
+    /// Sets the history columns (`repetitions`, `plies_since_capture`, `limit_plies`,
+    /// `move_limit_plies`) from `game`'s current position: the one place they are derived, so
+    /// [`Sample::history_features`] gives back what [`Game::history_features`] gave in play.
+    pub fn set_history(&mut self, game: &Game) {
+        let clamp = |v: u32| v.min(u32::from(u16::MAX)) as u16;
+        let features = game.history_features();
+        self.repetitions = features.earlier_occurrences.saturating_add(1);
+        self.plies_since_capture = clamp(game.capture_clock());
+        self.limit_plies = clamp(features.limit_plies);
+        self.move_limit_plies = clamp(features.move_limit_plies);
+    }
+
     /// Rebuilds the position from [`Sample::board`] and [`Sample::side_to_move`].
     pub fn position(&self) -> Result<Position, PositionError> {
         position_from_board(&self.board, self.side_to_move, u32::from(self.plies_since_capture))
@@ -102,6 +127,8 @@ static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
         scalar("article", Utf8),
         scalar("repetitions", UInt8),
         scalar("plies_since_capture", UInt16),
+        scalar("limit_plies", UInt16),
+        scalar("move_limit_plies", UInt16),
         scalar("model_id", Utf8),
         scalar("config_hash", Utf8),
         scalar("seed", UInt64),
@@ -150,6 +177,8 @@ impl Codec for Sample {
         let mut article = StringBuilder::with_capacity(n, 4 * n);
         let mut repetitions = UInt8Builder::with_capacity(n);
         let mut since_capture = UInt16Builder::with_capacity(n);
+        let mut limit_plies = UInt16Builder::with_capacity(n);
+        let mut move_limit_plies = UInt16Builder::with_capacity(n);
         let mut model_id = StringBuilder::with_capacity(n, rows.iter().map(|r| r.model_id.len()).sum());
         let mut config_hash = StringBuilder::with_capacity(n, rows.iter().map(|r| r.config_hash.len()).sum());
         let mut seed = UInt64Builder::with_capacity(n);
@@ -179,6 +208,8 @@ impl Codec for Sample {
             article.append_value(&r.article);
             repetitions.append_value(r.repetitions);
             since_capture.append_value(r.plies_since_capture);
+            limit_plies.append_value(r.limit_plies);
+            move_limit_plies.append_value(r.move_limit_plies);
             model_id.append_value(&r.model_id);
             config_hash.append_value(&r.config_hash);
             seed.append_value(r.seed);
@@ -207,6 +238,8 @@ impl Codec for Sample {
             arc(article.finish()),
             arc(repetitions.finish()),
             arc(since_capture.finish()),
+            arc(limit_plies.finish()),
+            arc(move_limit_plies.finish()),
             arc(model_id.finish()),
             arc(config_hash.finish()),
             arc(seed.finish()),
@@ -239,6 +272,8 @@ impl Codec for Sample {
         let article = column::<StringArray>(batch, "article", first)?;
         let repetitions = column::<UInt8Array>(batch, "repetitions", first)?;
         let since_capture = column::<UInt16Array>(batch, "plies_since_capture", first)?;
+        let limit_plies = column::<UInt16Array>(batch, "limit_plies", first)?;
+        let move_limit_plies = column::<UInt16Array>(batch, "move_limit_plies", first)?;
         let model_id = column::<StringArray>(batch, "model_id", first)?;
         let config_hash = column::<StringArray>(batch, "config_hash", first)?;
         let seed = column::<UInt64Array>(batch, "seed", first)?;
@@ -301,9 +336,9 @@ impl Codec for Sample {
             let term = match &last_termination {
                 Some((name, t)) if name == term_name => *t,
                 _ => {
-                    let t = termination_from_name(term_name).ok_or_else(|| {
-                        bad(row, "termination", format!("unknown termination {term_name:?}"))
-                    })?;
+                    let t: Termination = term_name
+                        .parse()
+                        .map_err(|e: xq_core::ParseError| bad(row, "termination", e.to_string()))?;
                     last_termination = Some((term_name.to_string(), t));
                     t
                 }
@@ -325,6 +360,8 @@ impl Codec for Sample {
                 article: article.value(i).to_string(),
                 repetitions: repetitions.value(i),
                 plies_since_capture: since_capture.value(i),
+                limit_plies: limit_plies.value(i),
+                move_limit_plies: move_limit_plies.value(i),
                 model_id: model_id.value(i).to_string(),
                 config_hash: config_hash.value(i).to_string(),
                 seed: seed.value(i),

@@ -323,14 +323,12 @@ impl<T: Table> ShardWriter<T> {
         let crc32 = hasher.finalize();
         let name = shard_file_name(T::NAME, index);
         let sidecar = checksum_path(&final_path);
-        let sidecar_tmp = shard_tmp_path(&sidecar);
-        write_synced(&sidecar_tmp, format!("{crc32:08x} {len} {name}\n").as_bytes())?;
-        fs::rename(&sidecar_tmp, &sidecar).map_err(io_err(&sidecar))?;
+        xq_files::write_atomic(&sidecar, format!("{crc32:08x} {len} {name}\n").as_bytes())
+            .map_err(io_err(&sidecar))?;
         if final_path.exists() {
             return Err(DataError::ShardExists { path: final_path });
         }
-        fs::rename(&tmp_path, &final_path).map_err(io_err(&final_path))?;
-        sync_dir(&self.dir)?;
+        xq_files::rename_durably(&tmp_path, &final_path).map_err(io_err(&final_path))?;
         let shard = WrittenShard { file: ShardFile { index, path: final_path }, rows, bytes: len, crc32 };
         self.written.push(shard.clone());
         Ok(Some(shard))
@@ -357,21 +355,6 @@ pub fn shard_tmp_path(shard: &Path) -> PathBuf {
 /// The checksum sidecar of a shard.
 pub fn checksum_path(shard: &Path) -> PathBuf {
     hidden_with_suffix(shard, CHECKSUM_SUFFIX)
-}
-
-fn write_synced(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut file = File::create(path).map_err(io_err(path))?;
-    file.write_all(bytes).map_err(io_err(path))?;
-    file.sync_all().map_err(io_err(path))
-}
-
-/// Makes the renames durable: on Linux a rename is only on disk once its directory is synced.
-fn sync_dir(dir: &Path) -> Result<()> {
-    #[cfg(unix)]
-    File::open(dir).and_then(|d| d.sync_all()).map_err(io_err(dir))?;
-    #[cfg(not(unix))]
-    let _ = dir;
-    Ok(())
 }
 
 /// Writes `rows` as one complete shard at `path` (through `path.tmp` and a rename, with its

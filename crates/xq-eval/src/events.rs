@@ -4,7 +4,7 @@
 //!
 //! ```
 //! use xq_eval::events::{Event, EventConfig, Format};
-//! use xq_eval::record::GameScore;
+//! use xq_core::GameResult;
 //! let config = EventConfig {
 //!     name: "demo".into(),
 //!     players: vec!["a".into(), "b".into(), "c".into()],
@@ -20,7 +20,7 @@
 //!         break;
 //!     }
 //!     for game in batch {
-//!         event.record(game.finish(GameScore::Draw)).unwrap(); // a game runner plays it here
+//!         event.record(game.finish(GameResult::Draw)).unwrap(); // a game runner plays it here
 //!     }
 //! }
 //! assert_eq!(event.records().len(), 6); // 3 encounters × 1 opening pair × 2 games
@@ -31,12 +31,13 @@
 //! allocated by the pairing ([`Format::Swiss`] with `paired: false`).
 
 use crate::openings::OpeningOrder;
-use crate::record::{GameRecord, GameScore, pentanomial_of};
+use crate::record::{GameRecord, pentanomial_of};
 use crate::standings::{Standing, TieBreakRule, standings};
 use crate::stats::{SprtConfig, SprtResult, SprtState, sprt};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use thiserror::Error;
+use xq_core::GameResult;
 
 /// Why an event cannot be built or a result cannot be taken.
 #[derive(Clone, Debug, PartialEq, Error)]
@@ -156,7 +157,7 @@ pub struct ScheduledGame {
 
 impl ScheduledGame {
     /// A record of this game with the given result and no further details.
-    pub fn finish(&self, result: GameScore) -> GameRecord {
+    pub fn finish(&self, result: GameResult) -> GameRecord {
         GameRecord {
             game: self.game,
             round: self.round,
@@ -165,8 +166,7 @@ impl ScheduledGame {
             black: self.black,
             opening: self.opening,
             result,
-            termination: None,
-            article: None,
+            outcome: None,
             plies: None,
         }
     }
@@ -670,7 +670,7 @@ pub fn pair_swiss(players: &[SwissPlayer], look_ahead: bool) -> Option<SwissPair
     {
         for &bye in &bye_candidates {
             let rest: Vec<usize> = order.iter().copied().filter(|&i| Some(i) != bye).collect();
-            let mut search = Search { limit, no_three, budget: 200_000, look_ahead, bye };
+            let mut search = PairingConstraints { limit, no_three, budget: 200_000, look_ahead, bye };
             let mut pairs = Vec::new();
             if match_dfs(players, &rest, &mut vec![false; players.len()], &mut pairs, &mut search) {
                 return Some(SwissPairing {
@@ -697,8 +697,8 @@ fn a_gets_red(a: &SwissPlayer, b: &SwissPlayer) -> bool {
     }
 }
 
-/// Settings and budget of one pairing search.
-struct Search {
+// The colour constraints and node budget of one depth-first pairing search.
+struct PairingConstraints {
     /// Largest |reds − blacks| allowed after the round.
     limit: i64,
     /// Forbid the same colour three times running.
@@ -760,7 +760,7 @@ fn match_dfs(
     order: &[usize],
     used: &mut Vec<bool>,
     pairs: &mut Vec<(usize, usize)>,
-    search: &mut Search,
+    search: &mut PairingConstraints,
 ) -> bool {
     let Some(pos) = order.iter().position(|&i| !used[i]) else {
         return !search.look_ahead || next_round_pairable(players, pairs, search.bye);

@@ -6,7 +6,7 @@
 //! * [`events`]: event formats (gauntlet, round robin, Swiss, head-to-head SPRT, gate) that issue
 //!   a schedule of games and take their results back.
 //! * [`standings`]: scoring (第14条) and ranking with the rulebook's tie-breaks (第15条).
-//! * [`openings`]: the opening book and the seeded, paired opening order of an event.
+//! * [`openings`]: the seeded, paired opening order of an event (the book is xq-play's).
 //! * [`pgn`]: a Xiangqi PGN writer and parser.
 //! * [`report`]: a JSON event report and its Markdown summary; [`plot`]: SVG charts.
 //! * [`runner`]: runs an event from a TOML configuration with real players (xq-play), on many

@@ -21,9 +21,9 @@
 //! the Chinese notation of the move). A `FEN` tag is written when the game does not start from
 //! the initial position; black-to-move starts are numbered `1...`.
 
-use crate::record::GameScore;
 use std::fmt::Write as _;
 use thiserror::Error;
+use xq_core::GameResult;
 use xq_core::notation::parse_move;
 use xq_core::{Color, Game, GameRules, Position, START_FEN};
 
@@ -106,7 +106,7 @@ pub struct PgnGame {
     /// The moves.
     pub moves: Vec<PgnMove>,
     /// The result, or `None` for an unfinished game.
-    pub result: Option<GameScore>,
+    pub result: Option<GameResult>,
 }
 
 /// Header values for [`PgnGame::new`].
@@ -141,7 +141,7 @@ fn or_unknown(s: &str, unknown: &str) -> String {
 impl PgnGame {
     /// A game with the standard tags; the start FEN is written only when it is not the initial
     /// position.
-    pub fn new(header: &PgnHeader, moves: Vec<PgnMove>, result: Option<GameScore>) -> PgnGame {
+    pub fn new(header: &PgnHeader, moves: Vec<PgnMove>, result: Option<GameResult>) -> PgnGame {
         let mut tags = vec![
             ("Event".to_string(), or_unknown(&header.event, "?")),
             ("Site".to_string(), or_unknown(&header.site, "?")),
@@ -149,7 +149,7 @@ impl PgnGame {
             ("Round".to_string(), or_unknown(&header.round, "-")),
             ("Red".to_string(), or_unknown(&header.red, "?")),
             ("Black".to_string(), or_unknown(&header.black, "?")),
-            ("Result".to_string(), result.map_or("*", GameScore::pgn).to_string()),
+            ("Result".to_string(), result.map_or("*", GameResult::pgn).to_string()),
             ("Variant".to_string(), "xiangqi".to_string()),
             ("Game".to_string(), "Chinese Chess".to_string()),
         ];
@@ -174,7 +174,7 @@ impl PgnGame {
         header: &PgnHeader,
         game: &Game,
         comments: &[String],
-        result: Option<GameScore>,
+        result: Option<GameResult>,
     ) -> PgnGame {
         let start = game.positions().first().map(Position::fen);
         let header = PgnHeader { fen: header.fen.clone().or(start), ..header.clone() };
@@ -220,7 +220,7 @@ impl PgnGame {
                 tokens.push(format!("{{{}}}", c.replace('}', ")").replace('\n', " ")));
             }
         }
-        tokens.push(self.result.map_or("*", GameScore::pgn).to_string());
+        tokens.push(self.result.map_or("*", GameResult::pgn).to_string());
         let mut width = 0;
         for (i, t) in tokens.iter().enumerate() {
             let len = t.chars().count();
@@ -264,7 +264,7 @@ pub fn parse_pgn(text: &str) -> Result<Vec<PgnGame>, PgnError> {
     let mut finish =
         |tags: &mut Vec<(String, String)>, moves: &mut Vec<PgnMove>, token: &str| -> Result<(), PgnError> {
             let game_no = games.len() + 1;
-            let result = GameScore::from_pgn(token);
+            let result = token.parse::<GameResult>().ok();
             let tagged = tags.iter().find(|(n, _)| n == "Result").map(|(_, v)| v.clone());
             if let Some(tag) = tagged
                 && tag != token
@@ -425,7 +425,7 @@ mod tests {
             mv("h0g2", None),
             mv("b9c7", None),
         ];
-        PgnGame::new(&header, moves, Some(GameScore::RedWins))
+        PgnGame::new(&header, moves, Some(GameResult::RedWins))
     }
 
     #[test]
@@ -481,7 +481,7 @@ mod tests {
             game.play(m).unwrap();
         }
         let comments = vec!["炮二平五".to_string(), "马8进7".to_string()];
-        let pgn = PgnGame::from_game(&PgnHeader::default(), &game, &comments, Some(GameScore::Draw));
+        let pgn = PgnGame::from_game(&PgnHeader::default(), &game, &comments, Some(GameResult::Draw));
         assert_eq!(pgn.tag("FEN"), None, "the initial position needs no FEN tag");
         let back = &parse_pgn(&pgn.write()).unwrap()[0];
         assert_eq!(back, &pgn);
@@ -496,6 +496,6 @@ mod tests {
         let text = "1. h2e2 {a long\ncomment} h9g7 1/2-1/2\n";
         let g = parse_pgn(text).unwrap();
         assert_eq!(g[0].moves[0].comment.as_deref(), Some("a long comment"));
-        assert_eq!(g[0].result, Some(GameScore::Draw));
+        assert_eq!(g[0].result, Some(GameResult::Draw));
     }
 }

@@ -7,75 +7,17 @@
 use crate::stats::{ColourSplit, Pentanomial};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use xq_core::{Color, GameResult, Outcome};
+use xq_core::{Color, GameResult, Outcome, Termination};
 
-/// The result of one game, spelled in JSON as in PGN: `"1-0"`, `"0-1"`, `"1/2-1/2"`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum GameScore {
-    /// Red won.
-    #[serde(rename = "1-0")]
-    RedWins,
-    /// Black won.
-    #[serde(rename = "0-1")]
-    BlackWins,
-    /// Drawn.
-    #[serde(rename = "1/2-1/2")]
-    Draw,
+/// Half points (2 win, 1 draw, 0 loss) a result gives the side playing `color` (第14条's
+/// 2-1-0 scoring).
+pub const fn half_points(result: GameResult, color: Color) -> u8 {
+    (result.score_for(color) + 1) as u8
 }
 
-impl GameScore {
-    /// Half points (2 win, 1 draw, 0 loss) for the side playing `color`.
-    pub const fn half_points(self, color: Color) -> u8 {
-        match (self, color) {
-            (GameScore::Draw, _) => 1,
-            (GameScore::RedWins, Color::Red) | (GameScore::BlackWins, Color::Black) => 2,
-            _ => 0,
-        }
-    }
-
-    /// The PGN result token.
-    pub const fn pgn(self) -> &'static str {
-        match self {
-            GameScore::RedWins => "1-0",
-            GameScore::BlackWins => "0-1",
-            GameScore::Draw => "1/2-1/2",
-        }
-    }
-
-    /// Parses a PGN result token (`*` is not a result and gives `None`).
-    pub fn from_pgn(token: &str) -> Option<GameScore> {
-        match token {
-            "1-0" => Some(GameScore::RedWins),
-            "0-1" => Some(GameScore::BlackWins),
-            "1/2-1/2" => Some(GameScore::Draw),
-            _ => None,
-        }
-    }
-}
-
-impl From<GameResult> for GameScore {
-    fn from(r: GameResult) -> GameScore {
-        match r {
-            GameResult::RedWins => GameScore::RedWins,
-            GameResult::BlackWins => GameScore::BlackWins,
-            GameResult::Draw => GameScore::Draw,
-        }
-    }
-}
-
-impl From<GameScore> for GameResult {
-    fn from(r: GameScore) -> GameResult {
-        match r {
-            GameScore::RedWins => GameResult::RedWins,
-            GameScore::BlackWins => GameResult::BlackWins,
-            GameScore::Draw => GameResult::Draw,
-        }
-    }
-}
-
-/// The termination name that counts as a rule violation (犯规) for the tie-break of 第15条:
-/// a player that broke the protocol (illegal move, crash, hang) and lost by forfeit.
-pub const VIOLATION_TERMINATION: &str = "forfeit";
+/// The termination that counts as a rule violation (犯规) for the tie-break of 第15条: a player
+/// that broke the protocol (illegal move, crash, hang) and lost by forfeit.
+pub const VIOLATION_TERMINATION: Termination = Termination::Forfeit;
 
 /// One finished game of an event.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,33 +36,35 @@ pub struct GameRecord {
     /// Index of the opening in the book, if the game started from one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub opening: Option<usize>,
-    /// The result.
-    pub result: GameScore,
-    /// Why the game ended ([`xq_core::Termination::name`]).
+    /// The result (in JSON as in PGN: `"1-0"`, `"0-1"`, `"1/2-1/2"`).
+    pub result: GameResult,
+    /// How the game ended: reason, rulebook article and the side that had to vary; absent for
+    /// a result recorded without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub termination: Option<String>,
-    /// The rulebook article behind the result.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub article: Option<String>,
+    pub outcome: Option<Outcome>,
     /// Plies played.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plies: Option<u32>,
 }
 
 impl GameRecord {
-    /// Fills result, termination and article from an xq-core outcome.
-    pub fn set_outcome(&mut self, outcome: &Outcome) {
-        self.result = outcome.result.into();
-        self.termination = Some(outcome.reason.name().to_string());
-        self.article = Some(outcome.article.to_string());
+    /// Sets the result and how the game ended from an xq-core outcome.
+    pub fn set_outcome(&mut self, outcome: Outcome) {
+        self.result = outcome.result;
+        self.outcome = Some(outcome);
+    }
+
+    /// Why the game ended, when known.
+    pub fn termination(&self) -> Option<Termination> {
+        self.outcome.map(|o| o.reason)
     }
 
     /// Half points (2, 1, 0) that `player` scored, or `None` if it did not play this game.
     pub fn half_points_of(&self, player: usize) -> Option<u8> {
         if player == self.red {
-            Some(self.result.half_points(Color::Red))
+            Some(half_points(self.result, Color::Red))
         } else if player == self.black {
-            Some(self.result.half_points(Color::Black))
+            Some(half_points(self.result, Color::Black))
         } else {
             None
         }
@@ -139,7 +83,7 @@ impl GameRecord {
 
     /// Whether `player` lost this game by a rule violation ([`VIOLATION_TERMINATION`]).
     pub fn is_violation_by(&self, player: usize) -> bool {
-        self.termination.as_deref() == Some(VIOLATION_TERMINATION) && self.half_points_of(player) == Some(0)
+        self.termination() == Some(VIOLATION_TERMINATION) && self.half_points_of(player) == Some(0)
     }
 }
 
@@ -158,10 +102,10 @@ pub fn player_tallies(records: &[GameRecord], players: usize) -> Vec<ColourSplit
     let mut out = vec![ColourSplit::default(); players];
     for r in records {
         if let Some(t) = out.get_mut(r.red) {
-            t.add(true, r.result.half_points(Color::Red));
+            t.add(true, half_points(r.result, Color::Red));
         }
         if let Some(t) = out.get_mut(r.black) {
-            t.add(false, r.result.half_points(Color::Black));
+            t.add(false, half_points(r.result, Color::Black));
         }
     }
     out
@@ -235,29 +179,18 @@ mod tests {
     use super::*;
     use crate::stats::Wdl;
 
-    fn game(game: u64, pair: u64, red: usize, black: usize, result: GameScore) -> GameRecord {
-        GameRecord {
-            game,
-            round: 1,
-            pair,
-            red,
-            black,
-            opening: None,
-            result,
-            termination: None,
-            article: None,
-            plies: None,
-        }
+    fn game(game: u64, pair: u64, red: usize, black: usize, result: GameResult) -> GameRecord {
+        GameRecord { game, round: 1, pair, red, black, opening: None, result, outcome: None, plies: None }
     }
 
     #[test]
     fn tallies_and_pentanomial() {
         let records = vec![
-            game(0, 0, 0, 1, GameScore::RedWins),   // 0 wins as red
-            game(1, 0, 1, 0, GameScore::Draw),      // draw, 0 black
-            game(2, 1, 1, 0, GameScore::RedWins),   // 1 wins as red
-            game(3, 1, 0, 1, GameScore::BlackWins), // 1 wins as black
-            game(4, 2, 0, 1, GameScore::Draw),      // incomplete pair
+            game(0, 0, 0, 1, GameResult::RedWins),   // 0 wins as red
+            game(1, 0, 1, 0, GameResult::Draw),      // draw, 0 black
+            game(2, 1, 1, 0, GameResult::RedWins),   // 1 wins as red
+            game(3, 1, 0, 1, GameResult::BlackWins), // 1 wins as black
+            game(4, 2, 0, 1, GameResult::Draw),      // incomplete pair
         ];
         let t = player_tallies(&records, 2);
         assert_eq!(t[0].total, Wdl::new(1, 2, 2));
@@ -271,8 +204,8 @@ mod tests {
 
     #[test]
     fn journal_round_trip_and_errors() {
-        let mut g = game(7, 3, 2, 5, GameScore::Draw);
-        g.termination = Some("perpetual_check".into());
+        let mut g = game(7, 3, 2, 5, GameResult::Draw);
+        g.set_outcome(Outcome::new(GameResult::Draw, Termination::MutualPerpetualCheck, "26.1"));
         let line = serde_json::to_string(&g).unwrap();
         assert!(line.contains("\"result\":\"1/2-1/2\""));
         let text = format!("{line}\n\n{line}\n");

@@ -46,6 +46,21 @@ pub struct NamedStanding {
     pub standing: Standing,
 }
 
+/// How fast a player searched over the event's games: what equal-time comparisons rest on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlayerSpeed {
+    /// Player name.
+    pub name: String,
+    /// Moves it chose.
+    pub moves: u32,
+    /// Mean wall time per move, in seconds.
+    pub seconds_per_move: Option<f64>,
+    /// Mean nodes (or tree-search visits) per move, when it reports them.
+    pub nodes_per_move: Option<f64>,
+    /// Nodes (or visits) per second of its own move time.
+    pub nodes_per_second: Option<f64>,
+}
+
 /// Everything an event's results say, ready for `serde_json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EventReport {
@@ -69,6 +84,9 @@ pub struct EventReport {
     pub gate: Option<GateVerdict>,
     /// Why a Swiss event ended early, if it did.
     pub pairing_error: Option<String>,
+    /// Each player's time and nodes per move (filled by the event runner from its journal).
+    #[serde(default)]
+    pub speed: Vec<PlayerSpeed>,
 }
 
 impl EventReport {
@@ -110,6 +128,7 @@ impl EventReport {
             sprt: event.sprt_result(),
             gate: event.gate_verdict(),
             pairing_error: event.pairing_error().map(ToString::to_string),
+            speed: Vec::new(),
         }
     }
 
@@ -188,6 +207,24 @@ impl EventReport {
                     g.as_red.draws,
                     g.as_red.losses,
                     p.pentanomial.counts
+                );
+            }
+        }
+        if self.speed.iter().any(|p| p.moves > 0) {
+            out.push_str(
+                "\n| Player | Moves | Time/move | Nodes/move | Nodes/s |\n|---|---:|---:|---:|---:|\n",
+            );
+            let number =
+                |x: Option<f64>, digits: usize| x.map_or("–".to_string(), |v| format!("{v:.digits$}"));
+            for p in &self.speed {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} |",
+                    escape(&p.name),
+                    p.moves,
+                    p.seconds_per_move.map_or("–".to_string(), |s| format!("{:.0} ms", 1000.0 * s)),
+                    number(p.nodes_per_move, 0),
+                    number(p.nodes_per_second, 0),
                 );
             }
         }

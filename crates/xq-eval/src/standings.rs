@@ -67,10 +67,11 @@ pub const BYE_HALF_POINTS: u64 = 2;
 /// Computes standings for `players` players from finished games and byes (player indices).
 ///
 /// ```
-/// use xq_eval::record::{GameRecord, GameScore};
+/// use xq_core::GameResult;
+/// use xq_eval::record::GameRecord;
 /// use xq_eval::standings::{TieBreakRule, standings};
 /// let g = GameRecord { game: 0, round: 1, pair: 0, red: 0, black: 1, opening: None,
-///     result: GameScore::RedWins, termination: None, article: None, plies: None };
+///     result: GameResult::RedWins, outcome: None, plies: None };
 /// let table = standings(&[g], &[], 2, TieBreakRule::RoundRobin);
 /// assert_eq!((table[0].player, table[0].rank, table[0].points), (0, 1, 1.0));
 /// ```
@@ -184,9 +185,9 @@ fn tail_order(a: &Standing, b: &Standing) -> Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::GameScore;
+    use xq_core::GameResult;
 
-    fn g(red: usize, black: usize, result: GameScore) -> GameRecord {
+    fn g(red: usize, black: usize, result: GameResult) -> GameRecord {
         GameRecord {
             game: 0,
             round: 1,
@@ -195,13 +196,12 @@ mod tests {
             black,
             opening: None,
             result,
-            termination: None,
-            article: None,
+            outcome: None,
             plies: None,
         }
     }
 
-    use GameScore::{BlackWins as B, Draw as D, RedWins as R};
+    use GameResult::{BlackWins as B, Draw as D, RedWins as R};
 
     #[test]
     fn round_robin_sonneborn_berger_breaks_the_tie() {
@@ -258,7 +258,8 @@ mod tests {
         assert!(t.iter().all(|s| s.rank == 1));
         // With player 3's draw against 0 turned into a forfeit loss, 3 drops and 0 leads.
         let mut games = games.to_vec();
-        games[2] = GameRecord { result: R, termination: Some("forfeit".into()), ..games[2].clone() };
+        let forfeit = xq_core::Outcome::new(R, xq_core::Termination::Forfeit, "4.1.10");
+        games[2] = GameRecord { result: R, outcome: Some(forfeit), ..games[2].clone() };
         let t = standings(&games, &[], 4, TieBreakRule::RoundRobin);
         assert_eq!(t[0].player, 0);
         assert_eq!(t[3].player, 3);

@@ -4,8 +4,9 @@
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, BTreeSet};
+use xq_core::GameResult;
 use xq_eval::events::{Event, EventConfig, Format, GateThreshold, GateVerdict};
-use xq_eval::record::{GameRecord, GameScore, parse_journal};
+use xq_eval::record::{GameRecord, parse_journal};
 use xq_eval::stats::{SprtConfig, SprtState};
 
 fn config(players: usize, format: Format) -> EventConfig {
@@ -34,11 +35,11 @@ fn run(event: &mut Event, strength: &[f64], seed: u64, parallel: usize) -> Vec<G
             let draw = 0.3;
             let u: f64 = rng.random();
             let result = if u < draw {
-                GameScore::Draw
+                GameResult::Draw
             } else if u < draw + (1.0 - draw) * expected {
-                GameScore::RedWins
+                GameResult::RedWins
             } else {
-                GameScore::BlackWins
+                GameResult::BlackWins
             };
             let record = g.finish(result);
             event.record(record.clone()).unwrap();
@@ -247,12 +248,12 @@ fn journal_replays_into_the_same_standings() {
 fn results_are_checked_against_the_schedule() {
     let mut event = Event::new(config(3, Format::RoundRobin { cycles: 1 })).unwrap();
     let games = event.next_games(2);
-    let mut wrong = games[0].finish(GameScore::Draw);
+    let mut wrong = games[0].finish(GameResult::Draw);
     std::mem::swap(&mut wrong.red, &mut wrong.black);
     assert!(event.record(wrong).is_err());
-    event.record(games[0].finish(GameScore::Draw)).unwrap();
-    assert!(event.record(games[0].finish(GameScore::Draw)).is_err(), "duplicate");
-    let mut unknown = games[1].finish(GameScore::Draw);
+    event.record(games[0].finish(GameResult::Draw)).unwrap();
+    assert!(event.record(games[0].finish(GameResult::Draw)).is_err(), "duplicate");
+    let mut unknown = games[1].finish(GameResult::Draw);
     unknown.game = 1_000;
     assert!(event.record(unknown).is_err());
     assert!(!event.is_finished());

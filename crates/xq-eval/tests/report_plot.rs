@@ -1,8 +1,8 @@
 //! Reports (JSON and Markdown) and SVG charts from a finished event.
 
+use xq_core::GameResult;
 use xq_eval::events::{Event, EventConfig, Format};
 use xq_eval::plot::{RatedPoint, elo_progress_svg, rating_ladder_svg};
-use xq_eval::record::GameScore;
 use xq_eval::report::EventReport;
 use xq_eval::stats::SprtConfig;
 
@@ -22,7 +22,7 @@ fn finished_round_robin() -> Event {
         }
         for g in batch {
             // The lower index wins as red and draws as black.
-            let result = if g.red < g.black { GameScore::RedWins } else { GameScore::Draw };
+            let result = if g.red < g.black { GameResult::RedWins } else { GameResult::Draw };
             event.record(g.finish(result)).unwrap();
         }
     }
@@ -67,7 +67,7 @@ fn sprt_report_has_state() {
     };
     let mut event = Event::new(config).unwrap();
     for (i, g) in event.next_games(8).into_iter().enumerate() {
-        let r = if i % 3 == 0 { GameScore::RedWins } else { GameScore::Draw };
+        let r = if i % 3 == 0 { GameResult::RedWins } else { GameResult::Draw };
         event.record(g.finish(r)).unwrap();
     }
     let report = EventReport::from_event(&event);

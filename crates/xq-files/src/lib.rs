@@ -4,7 +4,9 @@
 //! A stage killed at any moment must leave either the old file or the new one, never half of
 //! the new one, so a rerun can trust what it finds. Every such write goes through a temporary
 //! file in the same directory (so the rename stays on one file system), synced to disk before
-//! it replaces the target.
+//! it replaces the target; then the directory is synced, because on Linux a rename is on disk
+//! only once its directory is. This is the one atomic-write primitive of xq: configurations,
+//! checkpoints, optimizer and run state, reports, plots and the shards' sidecars all use it.
 //!
 //! ```
 //! let dir = tempfile::tempdir()?;
@@ -26,7 +28,8 @@ pub fn temporary_path(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
 }
 
-/// Replaces `path` with `bytes`: writes them to [`temporary_path`], syncs, renames.
+/// Replaces `path` with `bytes`: writes them to [`temporary_path`], syncs, renames, syncs the
+/// directory.
 ///
 /// # Errors
 /// The first I/O error; the temporary file is removed (best effort) and `path` is left as it
@@ -36,7 +39,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// Replaces `path` with what `write` puts into the temporary file (given open for writing),
-/// then syncs and renames, as [`write_atomic`] does.
+/// then syncs, renames and syncs the directory, as [`write_atomic`] does.
 ///
 /// # Errors
 /// `write`'s error or the first I/O error; `path` is left as it was.
@@ -49,13 +52,37 @@ pub fn write_atomic_with(
         let mut file = fs::File::create(&tmp)?;
         write(&mut file)?;
         file.sync_all()?;
-        fs::rename(&tmp, path)
+        drop(file);
+        rename_durably(&tmp, path)
     })();
     if result.is_err() {
         // Best effort: the caller reports the first error, a leftover temporary file is only untidy.
         let _ = fs::remove_file(&tmp);
     }
     result
+}
+
+/// Renames `from` to `to` and syncs `to`'s directory, so the rename survives a crash. For
+/// files written elsewhere (a streaming Parquet writer) that are already synced.
+///
+/// # Errors
+/// The rename's or the sync's I/O error.
+pub fn rename_durably(from: &Path, to: &Path) -> std::io::Result<()> {
+    fs::rename(from, to)?;
+    sync_dir(to.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))
+}
+
+/// Syncs a directory, making the renames and creations inside it durable (a no-op where the
+/// platform cannot open directories).
+///
+/// # Errors
+/// The I/O error of opening or syncing the directory.
+pub fn sync_dir(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    fs::File::open(dir)?.sync_all()?;
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -83,6 +110,16 @@ mod tests {
         let path = dir.path().join("missing").join("state.json");
         assert_eq!(write_atomic(&path, b"x").unwrap_err().kind(), std::io::ErrorKind::NotFound);
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_rename_into_a_relative_path_syncs_the_current_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let from = dir.path().join("a");
+        fs::write(&from, b"x").unwrap();
+        rename_durably(&from, &dir.path().join("b")).unwrap();
+        assert_eq!(fs::read(dir.path().join("b")).unwrap(), b"x");
+        sync_dir(Path::new(".")).unwrap();
     }
 
     #[test]

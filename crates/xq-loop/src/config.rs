@@ -3,10 +3,12 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use xq_core::GameRules;
 use xq_eval::events::GateThreshold;
+use xq_eval::runner::{Limits, PlayerSpec};
 use xq_mcts::SearchParams;
 use xq_nn::DeviceSetting;
-use xq_selfplay::{BuiltinEvaluator, RulesConfig, SelfplaySection};
+use xq_selfplay::{BuiltinEvaluator, SelfplaySection};
 use xq_train::TrainConfig;
 
 use crate::LoopError;
@@ -57,25 +59,26 @@ pub struct BootstrapSection {
     pub games: u64,
 }
 
-/// `[gate]`: how a candidate is compared with the accepted model.
+/// `[gate]`: how a candidate is compared with the accepted model. Both search with the run's
+/// `[search]`, the search that made their data.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GateSection {
     /// Game pairs (each opening with colours swapped).
     pub pairs: u64,
-    /// Visits per move of both players.
-    pub visits: u32,
+    /// Both players' budget per move: `{ visits = N }`, `{ movetime_ms = T }` or both.
+    pub limits: Limits,
     /// When the candidate is promoted.
     pub threshold: GateThreshold,
     /// Games played at once.
     pub concurrency: usize,
-    /// Games still running after this many plies are drawn.
+    /// Games still running after this many plies (from the start position) are drawn.
     pub max_plies: u32,
     /// Openings of the bundled book to use (0: the initial position only).
     pub openings: usize,
     /// Generation 0 has no accepted model: its candidate must beat MCTS over this built-in
-    /// evaluator at the same visits to become the first accepted model (default `uniform`, the
-    /// zero-knowledge search).
+    /// evaluator, with the same search and budget, to become the first accepted model (default
+    /// `uniform`, the zero-knowledge search).
     pub first_opponent: BuiltinEvaluator,
 }
 
@@ -83,17 +86,18 @@ impl Default for GateSection {
     fn default() -> Self {
         GateSection {
             pairs: 10,
-            visits: 64,
+            limits: Limits { visits: Some(64), ..Limits::default() },
             threshold: GateThreshold::Score { min: 0.55 },
             concurrency: 2,
-            max_plies: 300,
+            max_plies: xq_play::DEFAULT_MAX_PLIES,
             openings: 27,
             first_opponent: BuiltinEvaluator::Uniform,
         }
     }
 }
 
-/// `[ladder]`: the fixed opponents every accepted model is rated against.
+/// `[ladder]`: the fixed opponents every accepted model is rated against, at the same budget
+/// per move (equal time, when `limits` gives a `movetime_ms`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LadderSection {
@@ -101,13 +105,16 @@ pub struct LadderSection {
     pub enabled: bool,
     /// Game pairs against each opponent.
     pub pairs: u32,
-    /// Visits per move of the model and of the uniform-evaluator MCTS opponent.
-    pub visits: u32,
-    /// Depth of the alpha-beta opponent.
-    pub alphabeta_depth: u32,
+    /// Every player's budget per move, the model's and the opponents' alike (an opponent's
+    /// own `depth`, `visits` or `movetime_ms` still applies to it).
+    pub limits: Limits,
+    /// The opponents, as event players (`[[ladder.opponents]]`); a tree-search opponent
+    /// without a `search` searches with the run's `[search]`. Default: MCTS over the uniform
+    /// evaluator, the material-greedy player and alpha-beta at depth 2.
+    pub opponents: Vec<PlayerSpec>,
     /// Games played at once.
     pub concurrency: usize,
-    /// Games still running after this many plies are drawn.
+    /// Games still running after this many plies (from the start position) are drawn.
     pub max_plies: u32,
     /// Openings of the bundled book to use (0: the initial position only).
     pub openings: usize,
@@ -118,10 +125,25 @@ impl Default for LadderSection {
         LadderSection {
             enabled: true,
             pairs: 4,
-            visits: 64,
-            alphabeta_depth: 2,
+            limits: Limits { visits: Some(64), ..Limits::default() },
+            opponents: vec![
+                PlayerSpec::Mcts {
+                    name: "mcts-uniform".into(),
+                    evaluator: BuiltinEvaluator::Uniform.into(),
+                    search: None,
+                    visits: None,
+                    movetime_ms: None,
+                },
+                PlayerSpec::Greedy { name: "greedy".into() },
+                PlayerSpec::Alphabeta {
+                    name: "alphabeta-d2".into(),
+                    depth: Some(2),
+                    nodes: None,
+                    movetime_ms: None,
+                },
+            ],
             concurrency: 2,
-            max_plies: 300,
+            max_plies: xq_play::DEFAULT_MAX_PLIES,
             openings: 27,
         }
     }
@@ -142,8 +164,8 @@ pub struct LoopConfig {
     pub bootstrap: BootstrapSection,
     /// `[rules]`: the rules of every game of the run.
     #[serde(default)]
-    pub rules: RulesConfig,
-    /// `[search]`: the self-play search.
+    pub rules: GameRules,
+    /// `[search]`: the search of self-play, and of the gate's and ladder's tree searches.
     #[serde(default)]
     pub search: SearchParams,
     /// `[train]`: the trainer's configuration (its own sections below it).
@@ -199,13 +221,14 @@ impl LoopConfig {
         if self.selfplay.games == 0 {
             return bad("selfplay.games (per generation) must be at least 1");
         }
-        if self.gate.pairs == 0 || self.gate.visits == 0 || self.gate.concurrency == 0 {
-            return bad("gate.pairs, gate.visits and gate.concurrency must be at least 1");
+        if self.gate.pairs == 0 || self.gate.concurrency == 0 {
+            return bad("gate.pairs and gate.concurrency must be at least 1");
         }
-        if self.ladder.enabled
-            && (self.ladder.pairs == 0 || self.ladder.visits == 0 || self.ladder.concurrency == 0)
-        {
-            return bad("ladder.pairs, ladder.visits and ladder.concurrency must be at least 1");
+        if self.ladder.enabled && (self.ladder.pairs == 0 || self.ladder.concurrency == 0) {
+            return bad("ladder.pairs and ladder.concurrency must be at least 1");
+        }
+        if self.ladder.enabled && self.ladder.opponents.is_empty() {
+            return bad("ladder.opponents must name at least one opponent");
         }
         self.selfplay_config().validate().map_err(LoopError::Config)?;
         self.train.validate().map_err(|e| LoopError::Config(format!("train: {e}")))?;
@@ -222,7 +245,7 @@ impl LoopConfig {
     pub fn selfplay_config(&self) -> xq_selfplay::SelfplayConfig {
         xq_selfplay::SelfplayConfig {
             selfplay: self.selfplay.clone(),
-            rules: self.rules.clone(),
+            rules: self.rules,
             search: self.search.clone(),
         }
     }

@@ -115,9 +115,3 @@ pub enum LoopError {
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> LoopError + '_ {
     move |source| LoopError::Io { path: path.to_path_buf(), source }
 }
-
-/// Replaces `path` with `bytes` through a temporary file in the same directory, synced, and a
-/// rename.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), LoopError> {
-    xq_files::write_atomic(path, bytes).map_err(io_error(path))
-}

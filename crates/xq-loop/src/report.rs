@@ -8,10 +8,10 @@ use std::path::Path;
 use plotters::prelude::*;
 use xq_eval::plot::{RatedPoint, elo_progress_svg};
 
+use crate::LoopError;
 use crate::config::LoopConfig;
 use crate::run::{RunPaths, generation_name};
 use crate::state::{GenerationRecord, LadderRecord, LoopState};
-use crate::{LoopError, write_atomic};
 
 /// Terminations shown as their own column, in this order; the rest are summed as "other".
 /// The report's termination columns: the termination names each counts, and its title.
@@ -51,7 +51,8 @@ pub fn write_report(config: &LoopConfig, paths: &RunPaths, state: &LoopState) ->
         loss_plot(&curves, &loss_svg)?;
     }
     let text = markdown(config, state, !elo_points.is_empty(), curves.iter().any(|c| !c.points.is_empty()));
-    write_atomic(&paths.report(), text.as_bytes())
+    let path = paths.report();
+    xq_files::write_atomic(&path, text.as_bytes()).map_err(crate::io_error(&path))
 }
 
 fn elo_points(state: &LoopState) -> Vec<RatedPoint> {
@@ -141,7 +142,7 @@ fn loss_plot(curves: &[Curve], path: &Path) -> Result<(), LoopError> {
     root.present().map_err(|e| err(&e))?;
     drop(chart);
     drop(root);
-    crate::write_atomic(path, svg.as_bytes())
+    xq_files::write_atomic(path, svg.as_bytes()).map_err(crate::io_error(path))
 }
 
 fn fmt_elo(elo: Option<[f64; 3]>) -> String {
@@ -159,15 +160,15 @@ fn markdown(config: &LoopConfig, state: &LoopState, has_elo: bool, has_loss: boo
     let _ = writeln!(
         md,
         "{done} of {} generations decided, {accepted} promoted. Self-play: {} games per generation ({} while \
-         the built-in evaluator plays) at {} visits; gate: {} pairs at {} visits; ladder: {} pairs per opponent at {} visits.\n",
+         the built-in evaluator plays) at {} visits; gate: {} pairs at {}; ladder: {} pairs per opponent at {}.\n",
         config.run.generations,
         config.selfplay.games,
         config.selfplay_games(false),
-        config.search.simulations,
+        config.search.visits,
         config.gate.pairs,
-        config.gate.visits,
+        config.gate.limits,
         config.ladder.pairs,
-        config.ladder.visits,
+        config.ladder.limits,
     );
     if has_elo {
         md += "![ladder Elo](elo.svg)\n\n";

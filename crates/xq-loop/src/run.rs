@@ -4,30 +4,26 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use xq_core::{GameResult, GameRules};
+use xq_core::GameResult;
 use xq_data::{GameRecord as GameRow, Sample, list_shards, read_games_dir, shard_row_count};
 use xq_eval::events::{Format, GateVerdict};
 use xq_eval::report::EventReport;
-use xq_eval::runner::{GameSettings, PlayerSpec, RunConfig, RunOptions, run_event};
+use xq_eval::runner::{Adjudication, Limits, PlayerSpec, RunConfig, RunOptions, run_event};
 use xq_eval::stats::EloEstimate;
-use xq_mcts::Evaluator;
-use xq_nn::NetEvaluator;
+use xq_nn::EvaluatorSpec;
 use xq_play::derive_seed;
 use xq_selfplay::{BuiltinEvaluator, SelfplayRun, run_selfplay};
 use xq_train::{TrainRun, train};
 
 use crate::config::LoopConfig;
 use crate::state::{GateRecord, GenerationRecord, LadderRecord, LoopState, SelfplayRecord, TrainRecord};
-use crate::{LoopError, io_error, write_atomic};
+use crate::{LoopError, io_error};
 
 /// Salts mixed into the run seed so each stage of each generation draws its own numbers.
 const SELFPLAY_SALT: u64 = 0x5E1F_0000_0000_0001;
 const TRAIN_SALT: u64 = 0x7EA1_0000_0000_0002;
 const GATE_SALT: u64 = 0x6A7E_0000_0000_0003;
 const LADDER_SALT: u64 = 0x1ADD_0000_0000_0004;
-
-/// Evaluation cache slots of a network in self-play.
-const SELFPLAY_CACHE: usize = 1 << 18;
 
 /// Knobs of one invocation that are not part of the run.
 #[derive(Clone, Debug, Default)]
@@ -138,11 +134,10 @@ pub fn run_loop(config: &LoopConfig, options: &LoopOptions) -> Result<LoopSummar
     }
     check_or_save_config(config, &paths)?;
     let mut state = LoopState::load_or_new(&paths.state())?;
-    let rules = config.rules.game_rules().map_err(LoopError::Config)?;
-    let runner = Runner { config, paths: &paths, rules, progress: options.progress };
+    let runner = Runner { config, paths: &paths, progress: options.progress };
 
     if config.ladder.enabled && state.baseline_ladder.is_none() {
-        let baseline = runner.baseline_spec(&config.ladder.visits, "baseline");
+        let baseline = runner.builtin_spec(config.selfplay.evaluator, "baseline");
         state.baseline_ladder = Some(runner.ladder(baseline, "baseline", 0)?);
         state.save(&paths.state())?;
         crate::write_report(config, &paths, &state)?;
@@ -203,7 +198,7 @@ fn check_or_save_config(config: &LoopConfig, paths: &RunPaths) -> Result<(), Loo
             })
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            write_atomic(&path, config.to_toml().as_bytes())
+            xq_files::write_atomic(&path, config.to_toml().as_bytes()).map_err(io_error(&path))
         }
         Err(e) => Err(LoopError::Io { path, source: e }),
     }
@@ -240,7 +235,6 @@ fn generation_line(g: &GenerationRecord) -> String {
 struct Runner<'a> {
     config: &'a LoopConfig,
     paths: &'a RunPaths,
-    rules: GameRules,
     progress: bool,
 }
 
@@ -267,14 +261,9 @@ impl Runner<'_> {
         self.config.selfplay.evaluator.name()
     }
 
-    /// MCTS over a built-in evaluator as an event player.
-    fn builtin_spec(evaluator: BuiltinEvaluator, visits: u32, name: &str) -> PlayerSpec {
-        PlayerSpec::Mcts { name: format!("{name}-{}", evaluator.name()), evaluator, visits }
-    }
-
-    /// The player of generation 0's self-play as an event player.
-    fn baseline_spec(&self, visits: &u32, name: &str) -> PlayerSpec {
-        Self::builtin_spec(self.config.selfplay.evaluator, *visits, name)
+    /// MCTS over a built-in evaluator, with the run's search, as an event player.
+    fn builtin_spec(&self, evaluator: BuiltinEvaluator, name: &str) -> PlayerSpec {
+        PlayerSpec::mcts(format!("{name}-{}", evaluator.name()), evaluator.into(), self.config.search.clone())
     }
 
     /// The newest candidate trained before `generation`, promoted or not: training goes on
@@ -293,8 +282,10 @@ impl Runner<'_> {
             .next_back()
     }
 
-    fn checkpoint_spec(&self, name: String, path: PathBuf, visits: u32) -> PlayerSpec {
-        PlayerSpec::Checkpoint { name, path, visits, device: self.config.run.device }
+    /// MCTS over a checkpoint, with the run's search, as an event player.
+    fn checkpoint_spec(&self, name: String, path: PathBuf) -> PlayerSpec {
+        let evaluator = EvaluatorSpec::checkpoint(path).on_device(self.config.run.device);
+        PlayerSpec::mcts(name, evaluator, self.config.search.clone())
     }
 
     fn save(&self, state: &LoopState) -> Result<(), LoopError> {
@@ -344,11 +335,7 @@ impl Runner<'_> {
         {
             let id = state.generations[index].train.as_ref().map(|t| t.model_id.clone()).unwrap_or_default();
             let label = generation_name(generation);
-            let spec = self.checkpoint_spec(
-                format!("{label}-{id}"),
-                self.paths.accepted(generation),
-                self.config.ladder.visits,
-            );
+            let spec = self.checkpoint_spec(format!("{label}-{id}"), self.paths.accepted(generation));
             state.generations[index].ladder = Some(self.ladder(spec, &label, generation)?);
             self.save(state)?;
         }
@@ -367,24 +354,16 @@ impl Runner<'_> {
         let mut config = self.config.selfplay_config();
         config.selfplay.seed = derive_seed(self.config.run.seed ^ SELFPLAY_SALT, u64::from(generation));
         config.selfplay.games = self.config.selfplay_games(accepted.is_some());
-        let openings = if config.selfplay.opening_book.is_empty() {
-            Vec::new()
-        } else {
-            xq_eval::openings::Book::load(Path::new(&config.selfplay.opening_book))
-                .and_then(|b| b.playable())
-                .map_err(|e| LoopError::Config(format!("selfplay.opening_book: {e}")))?
+        let openings = xq_play::Book::openings_at(&config.selfplay.opening_book)
+            .map_err(|e| LoopError::Config(format!("selfplay.opening_book: {e}")))?;
+        let spec = match accepted {
+            Some(path) => EvaluatorSpec::checkpoint(path).on_device(self.config.run.device),
+            None => EvaluatorSpec::Builtin(self.config.selfplay.evaluator),
         };
-        let mut evaluator: Box<dyn Evaluator> = match accepted {
-            Some(path) => {
-                let device = self.config.run.device.device().map_err(|e| LoopError::Config(e.to_string()))?;
-                let batch = config.selfplay.concurrent_games * config.selfplay.leaves_per_game;
-                let net =
-                    NetEvaluator::from_checkpoint(path, device, SELFPLAY_CACHE, self.rules.move_limit_plies)
-                        .map_err(|e| LoopError::Model { path: path.to_path_buf(), message: e.to_string() })?;
-                Box::new(net.with_batch_size(batch))
-            }
-            None => self.config.selfplay.evaluator.build(),
-        };
+        let mut evaluator = spec
+            .build()
+            .map_err(|e| LoopError::Model { path: PathBuf::from(spec.label()), message: e.to_string() })?
+            .evaluator;
         let run = SelfplayRun {
             out_dir: dir.clone(),
             model_id: player.to_string(),
@@ -426,6 +405,7 @@ impl Runner<'_> {
             resume,
             progress: self.progress,
             stop_after_steps: None,
+            rules: Some(self.config.rules.clone()),
         };
         let summary = train(&config, &run).map_err(|source| LoopError::Train { generation, source })?;
         Ok(TrainRecord {
@@ -440,18 +420,27 @@ impl Runner<'_> {
         })
     }
 
-    fn game_settings(&self, max_plies: u32) -> GameSettings {
-        let rules = &self.rules;
-        GameSettings {
-            rule_set: match rules.rule_set {
-                xq_core::RuleSet::Cxa => xq_eval::runner::RuleSetName::Cxa,
-                xq_core::RuleSet::Cxa2020 => xq_eval::runner::RuleSetName::Cxa2020,
-            },
-            move_limit_plies: rules.move_limit_plies,
-            limit_counts_ten_checks: rules.limit_counts_ten_checks,
-            repetition_count: rules.repetition_count,
-            max_plies,
-            ..GameSettings::default()
+    /// An event of the run: its rules, a length cap and every player's budget per move.
+    fn event_config(
+        &self,
+        name: String,
+        seed: u64,
+        format: Format,
+        max_plies: u32,
+        limits: Limits,
+    ) -> RunConfig {
+        RunConfig {
+            name,
+            seed,
+            concurrency: 1,
+            openings: None,
+            book: None,
+            format,
+            rules: self.config.rules,
+            adjudication: Adjudication { max_plies, ..Adjudication::default() },
+            limits,
+            output: Default::default(),
+            players: Vec::new(),
         }
     }
 
@@ -488,32 +477,27 @@ impl Runner<'_> {
         let candidate = self.checkpoint_spec(
             format!("candidate-{}", generation_name(generation)),
             self.paths.candidate(generation),
-            gate.visits,
         );
         let (opponent, opponent_name) = match accepted {
             Some((g, id)) => (
-                self.checkpoint_spec(
-                    format!("accepted-{}", generation_name(*g)),
-                    self.paths.accepted(*g),
-                    gate.visits,
-                ),
+                self.checkpoint_spec(format!("accepted-{}", generation_name(*g)), self.paths.accepted(*g)),
                 id.clone(),
             ),
-            None => (
-                Self::builtin_spec(gate.first_opponent, gate.visits, "baseline"),
-                gate.first_opponent.name().to_string(),
-            ),
+            None => {
+                (self.builtin_spec(gate.first_opponent, "baseline"), gate.first_opponent.name().to_string())
+            }
         };
         let config = RunConfig {
-            name: format!("{} gate {}", self.config.run.name, generation_name(generation)),
-            seed: derive_seed(self.config.run.seed ^ GATE_SALT, u64::from(generation)),
             concurrency: gate.concurrency,
             openings: Some(gate.openings),
-            book: None,
-            format: Format::Gate { pairs: gate.pairs, threshold: gate.threshold },
-            game: self.game_settings(gate.max_plies),
-            output: Default::default(),
             players: vec![candidate, opponent],
+            ..self.event_config(
+                format!("{} gate {}", self.config.run.name, generation_name(generation)),
+                derive_seed(self.config.run.seed ^ GATE_SALT, u64::from(generation)),
+                Format::Gate { pairs: gate.pairs, threshold: gate.threshold },
+                gate.max_plies,
+                gate.limits,
+            )
         };
         let report = self.event("gate", generation, &config, &self.paths.gate(generation))?;
         let verdict = match report.gate {
@@ -562,36 +546,30 @@ impl Runner<'_> {
         Ok(promote)
     }
 
-    /// Rates `player` against the fixed ladder: MCTS with the uniform evaluator at the same
-    /// visits, the material-greedy player and the alpha-beta baseline.
+    /// Rates `player` against the fixed ladder opponents (`[ladder]`), every one at the
+    /// ladder's budget per move; tree-search opponents search as the run does unless their
+    /// entry says otherwise.
     fn ladder(&self, player: PlayerSpec, label: &str, generation: u32) -> Result<LadderRecord, LoopError> {
         let ladder = &self.config.ladder;
-        let players = vec![
-            player,
-            PlayerSpec::Mcts {
-                name: format!("mcts-uniform-{}", ladder.visits),
-                evaluator: BuiltinEvaluator::Uniform,
-                visits: ladder.visits,
-            },
-            PlayerSpec::Greedy { name: "greedy".into() },
-            PlayerSpec::Alphabeta {
-                name: format!("alphabeta-d{}", ladder.alphabeta_depth),
-                depth: Some(ladder.alphabeta_depth),
-                nodes: None,
-                movetime_ms: None,
-            },
-        ];
+        let mut players = vec![player];
+        players.extend(ladder.opponents.iter().cloned().map(|mut opponent| {
+            if let PlayerSpec::Mcts { search: search @ None, .. } = &mut opponent {
+                *search = Some(self.config.search.clone());
+            }
+            opponent
+        }));
         let config = RunConfig {
-            name: format!("{} ladder {label}", self.config.run.name),
-            // The same seed for every model, so each meets the ladder on the same openings.
-            seed: derive_seed(self.config.run.seed ^ LADDER_SALT, 0),
             concurrency: ladder.concurrency,
             openings: Some(ladder.openings),
-            book: None,
-            format: Format::Gauntlet { pairs: ladder.pairs },
-            game: self.game_settings(ladder.max_plies),
-            output: Default::default(),
             players,
+            ..self.event_config(
+                format!("{} ladder {label}", self.config.run.name),
+                // The same seed for every model, so each meets the ladder on the same openings.
+                derive_seed(self.config.run.seed ^ LADDER_SALT, 0),
+                Format::Gauntlet { pairs: ladder.pairs },
+                ladder.max_plies,
+                ladder.limits,
+            )
         };
         let report = self.event("ladder", generation, &config, &self.paths.ladder(label))?;
         let model = config.players[0].name().to_string();

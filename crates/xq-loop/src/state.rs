@@ -161,7 +161,7 @@ impl LoopState {
     /// [`LoopError::Io`].
     pub fn save(&self, path: &Path) -> Result<(), LoopError> {
         let text = serde_json::to_string_pretty(self).map_err(|e| LoopError::State(e.to_string()))?;
-        crate::write_atomic(path, text.as_bytes())
+        xq_files::write_atomic(path, text.as_bytes()).map_err(crate::io_error(path))
     }
 
     /// Generations whose candidate has been promoted or rejected.

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use xq_eval::runner::{Limits, PlayerSpec};
 use xq_loop::{LoopConfig, LoopError, LoopOptions, RunPaths, run_loop};
 
 /// A loop small enough for a test: a few short self-play games, a few training steps, a
@@ -19,21 +20,24 @@ fn tiny_config(root: &Path) -> LoopConfig {
     config.run.models_root = root.join("models");
     config.selfplay.games = 4;
     config.bootstrap.games = 6;
-    config.selfplay.concurrent_games = 4;
+    config.selfplay.concurrency = 4;
     config.selfplay.max_plies = 60;
     config.selfplay.games_per_shard = 2;
     config.selfplay.opening_book = String::new();
-    config.search.simulations = 8;
+    config.search.visits = 8;
     config.train.train.steps = 4;
     config.train.train.checkpoint_every = 2;
     config.train.data.batch_size = 16;
     config.gate.pairs = 1;
-    config.gate.visits = 4;
+    config.gate.limits = Limits { visits: Some(4), ..Limits::default() };
     config.gate.max_plies = 40;
     config.gate.openings = 0;
     config.ladder.pairs = 1;
-    config.ladder.visits = 4;
-    config.ladder.alphabeta_depth = 1;
+    config.ladder.limits = Limits { visits: Some(4), ..Limits::default() };
+    config.ladder.opponents = vec![
+        PlayerSpec::Greedy { name: "greedy".into() },
+        PlayerSpec::Alphabeta { name: "alphabeta-d1".into(), depth: Some(1), nodes: None, movetime_ms: None },
+    ];
     config.ladder.max_plies = 40;
     config.ladder.openings = 0;
     config

@@ -25,7 +25,7 @@ fn bench(c: &mut Criterion) {
     for (name, fen) in [("startpos", START_FEN), ("midgame", MIDGAME)] {
         let game = Game::from_fen(fen, GameRules::default()).expect("bench FEN");
         for (alg_name, algorithm) in [("puct", Algorithm::Puct), ("gumbel", Algorithm::Gumbel)] {
-            let params = SearchParams { algorithm, simulations: SIMULATIONS, ..SearchParams::default() };
+            let params = SearchParams { algorithm, visits: SIMULATIONS, ..SearchParams::default() };
             let mut search = Search::new(params, &game, ChaCha8Rng::seed_from_u64(1)).expect("params");
             let mut evaluator = UniformEvaluator;
             group.bench_function(format!("{alg_name}_{name}_{SIMULATIONS}"), |b| {
@@ -62,7 +62,7 @@ fn cpu_time_report() {
     for (name, fen) in [("startpos", START_FEN), ("midgame", MIDGAME)] {
         let game = Game::from_fen(fen, GameRules::default()).expect("bench FEN");
         for (alg_name, algorithm) in [("puct", Algorithm::Puct), ("gumbel", Algorithm::Gumbel)] {
-            let params = SearchParams { algorithm, simulations: SIMULATIONS, ..SearchParams::default() };
+            let params = SearchParams { algorithm, visits: SIMULATIONS, ..SearchParams::default() };
             let mut search = Search::new(params, &game, ChaCha8Rng::seed_from_u64(1)).expect("params");
             let mut rates = Vec::with_capacity(RUNS);
             for _ in 0..RUNS {

@@ -5,7 +5,7 @@
 //! allocates nothing.
 
 use thiserror::Error;
-use xq_core::{Color, Move, PieceKind, Position};
+use xq_core::{Color, HistoryFeatures, Move, PieceKind, Position};
 
 /// Win, draw and loss probabilities from the point of view of the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
@@ -50,18 +50,6 @@ impl Wdl {
         let d = draw.clamp(0.0, 1.0 - v.abs());
         Wdl { win: (1.0 + v - d) * 0.5, draw: d, loss: (1.0 - v - d) * 0.5 }
     }
-}
-
-/// What a network may want to know about a position beyond its board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct HistoryFeatures {
-    /// How often this position occurred before on the line (game history and tree path).
-    /// Inside the tree a repeat is terminal, so only a search root can have a non-zero count.
-    pub repetitions: u8,
-    /// Plies since the last capture (the FEN's half-move clock).
-    pub capture_clock: u32,
-    /// Plies left before the natural move limit draws the game (0 = the limit is reached).
-    pub plies_to_limit: u32,
 }
 
 /// One position of a batch, as the evaluator sees it.
@@ -284,6 +272,16 @@ pub trait Evaluator: Send {
     fn evaluate(&mut self, batch: &EvalBatch, out: &mut EvalResults) -> Result<(), EvalError>;
 }
 
+impl<E: Evaluator + ?Sized> Evaluator for Box<E> {
+    fn preferred_batch_size(&self) -> usize {
+        (**self).preferred_batch_size()
+    }
+
+    fn evaluate(&mut self, batch: &EvalBatch, out: &mut EvalResults) -> Result<(), EvalError> {
+        (**self).evaluate(batch, out)
+    }
+}
+
 /// Prepares `out` for `batch` and runs the evaluator on it.
 pub fn evaluate_batch<E: Evaluator + ?Sized>(
     evaluator: &mut E,
@@ -341,7 +339,7 @@ impl BuiltinEvaluator {
     }
 
     /// A new evaluator of this kind with its default settings.
-    pub fn build(self) -> Box<dyn Evaluator> {
+    pub fn build(self) -> Box<dyn Evaluator + Send> {
         match self {
             BuiltinEvaluator::Uniform => Box::new(UniformEvaluator),
             BuiltinEvaluator::Material => Box::new(MaterialEvaluator::default()),
@@ -437,13 +435,13 @@ mod tests {
         let moves = start.legal_moves();
         let mut batch = EvalBatch::new();
         batch.push(&start, HistoryFeatures::default(), &moves);
-        batch.push(&start, HistoryFeatures { repetitions: 1, ..Default::default() }, &moves[..3]);
+        batch.push(&start, HistoryFeatures { earlier_occurrences: 1, ..Default::default() }, &moves[..3]);
         let mut out = EvalResults::new();
         evaluate_batch(&mut MaterialEvaluator::default(), &batch, &mut out).unwrap();
         assert_eq!(out.len(), 2);
         assert_eq!(out.priors(0).len(), 44);
         assert_eq!(out.priors(1).len(), 3);
-        assert_eq!(batch.get(1).history.repetitions, 1);
+        assert_eq!(batch.get(1).history.earlier_occurrences, 1);
         // Level material: value 0, draws as configured.
         assert!(out.wdl(0).value().abs() < 1e-6);
         assert!((out.wdl(0).draw - 0.3).abs() < 1e-6);

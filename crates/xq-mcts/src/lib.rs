@@ -41,7 +41,7 @@
 //! use xq_core::{Game, GameRules, Position};
 //! use xq_mcts::{EvalBatch, EvalResults, MaterialEvaluator, Search, SearchParams, Step, evaluate_batch};
 //!
-//! let params = SearchParams { simulations: 64, ..SearchParams::default() };
+//! let params = SearchParams { visits: 64, ..SearchParams::default() };
 //! let mut games: Vec<Game> = (0..4).map(|_| Game::new(Position::startpos(), GameRules::default())).collect();
 //! let mut searches: Vec<Search> = games
 //!     .iter()
@@ -87,9 +87,11 @@ mod shared;
 mod tree;
 
 pub use evaluator::{
-    BuiltinEvaluator, EvalBatch, EvalError, EvalRequest, EvalResults, Evaluator, HistoryFeatures,
-    MaterialEvaluator, UniformEvaluator, Wdl, evaluate_batch,
+    BuiltinEvaluator, EvalBatch, EvalError, EvalRequest, EvalResults, Evaluator, MaterialEvaluator,
+    UniformEvaluator, Wdl, evaluate_batch,
 };
 pub use params::{Algorithm, MAX_LEAVES_PER_STEP, ParamsError, SearchParams};
 pub use search::{Search, SearchError, SearchResult, Step};
 pub use shared::{SharedEvaluator, SharedHandle, SharedStats};
+/// The history features of the evaluator contract are xq-core's own.
+pub use xq_core::HistoryFeatures;

@@ -1,9 +1,9 @@
 //! The line a search node lies on: the game's recent history followed by the tree path,
 //! with the clocks and the repetition test that decide terminal positions.
 
-use crate::evaluator::{HistoryFeatures, Wdl};
+use crate::evaluator::Wdl;
 use xq_core::qili::RuleSet;
-use xq_core::{Game, GameRules, Move, Position};
+use xq_core::{Game, GameRules, HistoryFeatures, Move, Position};
 
 /// Per-position bookkeeping along the line.
 #[derive(Clone, Copy, Debug, Default)]
@@ -161,13 +161,13 @@ impl Line {
             .filter(move |&i| self.positions[i].hash() == current.hash() && self.positions[i] == *current)
     }
 
-    /// What a network may want to know about the last position beyond its board.
+    /// The history features of the last position, as [`Game::history_features`] computes
+    /// them for a game.
     pub(crate) fn features(&self) -> HistoryFeatures {
-        let info = &self.info[self.info.len() - 1];
         HistoryFeatures {
-            repetitions: self.earlier_occurrences().count().min(u8::MAX as usize) as u8,
-            capture_clock: info.capture_clock,
-            plies_to_limit: self.rules.move_limit_plies.saturating_sub(self.limit_plies()),
+            earlier_occurrences: self.earlier_occurrences().count().min(usize::from(u8::MAX)) as u8,
+            limit_plies: self.limit_plies(),
+            move_limit_plies: self.rules.move_limit_plies,
         }
     }
 
@@ -233,9 +233,10 @@ mod tests {
         play(&mut game, &["h0g2", "h9g7", "g2h0", "g7h9"]);
         let line = Line::from_game(&game);
         assert_eq!(line.len(), 5);
-        assert_eq!(line.features().repetitions, 1);
-        assert_eq!(line.features().capture_clock, 4);
-        assert_eq!(line.features().plies_to_limit, 116);
+        assert_eq!(line.features().earlier_occurrences, 1);
+        assert_eq!(line.features().limit_plies, 4);
+        assert_eq!(line.features().plies_to_limit(), 116);
+        assert_eq!(line.features(), game.history_features());
         // The current position repeats the start: terminal when repetition ends lines.
         assert_eq!(line.terminal(44, true), Some(Wdl::DRAW));
         assert_eq!(line.terminal(44, false), None);
@@ -265,7 +266,7 @@ mod tests {
         assert_eq!(line.len(), 1);
         let m = parse_move(line.last(), "g7e6").unwrap();
         line.push(m);
-        assert_eq!(line.features().capture_clock, 0);
+        assert_eq!(line.features().limit_plies, 0);
         line.forget_irreversible();
         assert_eq!(line.len(), 1);
     }
@@ -280,7 +281,9 @@ mod tests {
             play(&mut game, &["e9e8", "a9a8", "e8e9", "a8a9"]);
         }
         let line = Line::from_game(&game);
-        assert_eq!(line.features().plies_to_limit, 100 - game.limit_plies());
+        assert_eq!(line.features().plies_to_limit(), 100 - game.limit_plies());
+        assert_ne!(game.limit_plies(), game.capture_clock());
+        assert_eq!(line.features(), game.history_features());
     }
 
     #[test]

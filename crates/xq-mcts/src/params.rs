@@ -26,20 +26,20 @@ pub enum Algorithm {
 ///
 /// ```
 /// use xq_mcts::{Algorithm, SearchParams};
-/// let p: SearchParams = serde_json::from_str(r#"{"algorithm": "gumbel", "simulations": 64}"#).unwrap();
+/// let p: SearchParams = serde_json::from_str(r#"{"algorithm": "gumbel", "visits": 64}"#).unwrap();
 /// assert_eq!(p.algorithm, Algorithm::Gumbel);
 /// assert_eq!(p.gumbel_m, 16);
-/// assert!(serde_json::from_str::<SearchParams>(r#"{"simulation": 64}"#).is_err());
+/// assert!(serde_json::from_str::<SearchParams>(r#"{"visit": 64}"#).is_err());
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SearchParams {
     /// `puct` (default) or `gumbel`.
     pub algorithm: Algorithm,
-    /// New simulations per full search (default 800). A simulation is one leaf evaluation or
-    /// one visit to a terminal node; the root's own evaluation is not counted, and visits
-    /// kept from tree reuse do not count against the budget.
-    pub simulations: u32,
+    /// The budget of a full search in visits (default 800): new simulations, each one leaf
+    /// evaluation or one visit to a terminal node. The root's own evaluation is not counted,
+    /// and visits kept from tree reuse do not count against the budget.
+    pub visits: u32,
     /// PUCT exploration constant at low visit counts (default 1.25).
     pub c_puct_init: f32,
     /// PUCT growth base: `c = c_init + ln((N + c_base + 1) / c_base)` (default 19652).
@@ -72,11 +72,11 @@ pub struct SearchParams {
     /// matches), 1 samples (self-play). Default 1.0.
     pub gumbel_scale: f32,
     /// Playout-cap randomisation (KataGo): probability that a search is full (default 1.0 =
-    /// always). Full searches use `simulations`, get root noise and yield policy targets;
-    /// the others use `fast_simulations` and are value-only.
+    /// always). Full searches use `visits`, get root noise and yield policy targets;
+    /// the others use `fast_visits` and are value-only.
     pub full_search_probability: f32,
-    /// Budget of a fast (value-only) search (default 100).
-    pub fast_simulations: u32,
+    /// The budget of a fast (value-only) search in visits (default 100).
+    pub fast_visits: u32,
     /// Leaves the synchronous [`crate::Search::run`] gathers per evaluator call, using
     /// virtual loss when above 1 (default 1: the plain sequential search).
     pub leaves_per_step: u32,
@@ -88,7 +88,7 @@ impl Default for SearchParams {
     fn default() -> Self {
         SearchParams {
             algorithm: Algorithm::Puct,
-            simulations: 800,
+            visits: 800,
             c_puct_init: 1.25,
             c_puct_base: 19652.0,
             fpu_reduction: 0.25,
@@ -103,7 +103,7 @@ impl Default for SearchParams {
             gumbel_c_scale: 0.1,
             gumbel_scale: 1.0,
             full_search_probability: 1.0,
-            fast_simulations: 100,
+            fast_visits: 100,
             leaves_per_step: 1,
             reuse_tree: true,
         }
@@ -145,11 +145,11 @@ impl SearchParams {
         }
         let finite_nonneg = |x: f32| x.is_finite() && x >= 0.0;
         let unit = |x: f32| (0.0..=1.0).contains(&x);
-        if self.simulations == 0 {
-            return err("simulations", self.simulations, "at least 1");
+        if self.visits == 0 {
+            return err("visits", self.visits, "at least 1");
         }
-        if self.fast_simulations == 0 {
-            return err("fast_simulations", self.fast_simulations, "at least 1");
+        if self.fast_visits == 0 {
+            return err("fast_visits", self.fast_visits, "at least 1");
         }
         if !(self.c_puct_init.is_finite() && self.c_puct_init > 0.0) {
             return err("c_puct_init", self.c_puct_init, "a positive number");
@@ -208,8 +208,8 @@ mod tests {
         assert_eq!(e.name, "dirichlet_fraction");
         let e = SearchParams { c_puct_init: f32::NAN, ..Default::default() }.validate().unwrap_err();
         assert_eq!(e.name, "c_puct_init");
-        let e = SearchParams { simulations: 0, ..Default::default() }.validate().unwrap_err();
-        assert!(e.to_string().contains("simulations = 0"));
+        let e = SearchParams { visits: 0, ..Default::default() }.validate().unwrap_err();
+        assert!(e.to_string().contains("visits = 0"));
     }
 
     #[test]
@@ -227,7 +227,7 @@ mod tests {
 
     #[test]
     fn serde_round_trip() {
-        let p = SearchParams { algorithm: Algorithm::Gumbel, simulations: 32, ..Default::default() };
+        let p = SearchParams { algorithm: Algorithm::Gumbel, visits: 32, ..Default::default() };
         let text = serde_json::to_string(&p).unwrap();
         assert!(text.contains("\"gumbel\""));
         assert_eq!(serde_json::from_str::<SearchParams>(&text).unwrap(), p);

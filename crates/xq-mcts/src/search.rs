@@ -121,7 +121,7 @@ enum Descent {
 ///
 /// // Red to move mates with i0i9.
 /// let mut game = Game::from_fen("4k4/R8/9/9/9/9/9/9/9/3K4R w", GameRules::default()).unwrap();
-/// let params = SearchParams { algorithm: Algorithm::Gumbel, simulations: 32, ..SearchParams::default() };
+/// let params = SearchParams { algorithm: Algorithm::Gumbel, visits: 32, ..SearchParams::default() };
 /// let mut search = Search::new(params.for_evaluation(), &game, ChaCha8Rng::seed_from_u64(7)).unwrap();
 /// let result = search.run(&mut UniformEvaluator).unwrap();
 /// assert_eq!(result.chosen.iccs(), "i0i9");
@@ -219,6 +219,24 @@ impl<R: Rng> Search<R> {
         &self.params
     }
 
+    /// Sets the visit budget of the next full search (at least 1), keeping the tree: a player
+    /// given a new budget per move, or one derived from its clock, reuses its subtree.
+    pub fn set_visits(&mut self, visits: u32) {
+        self.params.visits = visits.max(1);
+    }
+
+    /// Ends the running search now, as if its budget were spent: requests not yet applied are
+    /// cancelled, and [`Search::result`] answers from the visits made so far (Gumbel: the best
+    /// candidate among the most visited of the current phase). The root must have been
+    /// evaluated; before that this does nothing.
+    pub fn stop(&mut self) {
+        if !self.running || self.tree.nodes[ROOT].state != EXPANDED {
+            return;
+        }
+        self.cancel_pending();
+        self.budget = self.started;
+    }
+
     /// The random number generator.
     pub fn rng_mut(&mut self) -> &mut R {
         &mut self.rng
@@ -283,7 +301,7 @@ impl<R: Rng> Search<R> {
         self.root_prepared = false;
         let p = self.params.full_search_probability;
         self.full = p >= 1.0 || self.rng.random::<f32>() < p;
-        self.budget = if self.full { self.params.simulations } else { self.params.fast_simulations };
+        self.budget = if self.full { self.params.visits } else { self.params.fast_visits };
         self.started = 0;
         self.running = true;
         if self.tree.nodes[ROOT].state == EXPANDED {
@@ -845,6 +863,16 @@ impl<R: Rng> Search<R> {
     /// [`Search::gather`] (`leaves_per_step` leaves) / evaluate / [`Search::apply`] until
     /// done, then [`Search::result`].
     pub fn run<E: Evaluator + ?Sized>(&mut self, evaluator: &mut E) -> Result<SearchResult, SearchError> {
+        self.run_until(evaluator, None)
+    }
+
+    /// [`Search::run`], stopped at `deadline` if the budget is not spent by then ([`Search::stop`]).
+    /// The root is always evaluated, so a search answers however short its time.
+    pub fn run_until<E: Evaluator + ?Sized>(
+        &mut self,
+        evaluator: &mut E,
+        deadline: Option<std::time::Instant>,
+    ) -> Result<SearchResult, SearchError> {
         self.start()?;
         let leaves = self.params.leaves_per_step as usize;
         let mut batch = std::mem::take(&mut self.sync_batch);
@@ -855,6 +883,9 @@ impl<R: Rng> Search<R> {
                 Step::Evaluate(_) => {
                     evaluate_batch(evaluator, &batch, &mut results)?;
                     self.apply(&results)?;
+                    if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                        self.stop();
+                    }
                 }
                 Step::Wait => return Err(SearchError::Unfinished),
                 Step::Done => return self.result(),

@@ -227,8 +227,9 @@ impl Evaluator for SharedHandle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evaluator::{HistoryFeatures, MaterialEvaluator, Wdl};
+    use crate::evaluator::{MaterialEvaluator, Wdl};
     use std::sync::{Barrier, Mutex};
+    use xq_core::HistoryFeatures;
     use xq_core::Position;
 
     /// Records the size of every batch it sees and answers each request with its tag (the
@@ -268,7 +269,7 @@ mod tests {
             self.sizes.lock().unwrap().push(batch.len());
             for (i, request) in batch.iter().enumerate() {
                 let (wdl, priors) = out.slot_mut(i);
-                let tag = request.history.capture_clock as f32;
+                let tag = request.history.limit_plies as f32;
                 *wdl = Wdl { win: tag, draw: 0.0, loss: 0.0 };
                 for (k, p) in priors.iter_mut().enumerate() {
                     *p = tag + k as f32;
@@ -282,7 +283,7 @@ mod tests {
         let start = Position::startpos();
         let moves = start.legal_moves();
         let mut batch = EvalBatch::new();
-        batch.push(&start, HistoryFeatures { capture_clock: tag, ..HistoryFeatures::default() }, &moves[..3]);
+        batch.push(&start, HistoryFeatures { limit_plies: tag, ..HistoryFeatures::default() }, &moves[..3]);
         batch
     }
 

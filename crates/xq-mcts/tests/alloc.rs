@@ -41,7 +41,7 @@ fn a_warm_search_does_not_allocate() {
     let game = Game::new(Position::startpos(), GameRules::default());
     for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
         for leaves in [1, 8] {
-            let params = SearchParams { algorithm, simulations: 400, ..SearchParams::default() };
+            let params = SearchParams { algorithm, visits: 400, ..SearchParams::default() };
             let mut search = Search::new(params, &game, ChaCha8Rng::seed_from_u64(3)).unwrap();
             let (mut batch, mut results) = (EvalBatch::new(), EvalResults::new());
             // The first search grows the arena and the buffers.

@@ -22,8 +22,8 @@ fn rng(seed: u64) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(seed)
 }
 
-fn params(algorithm: Algorithm, simulations: u32) -> SearchParams {
-    SearchParams { algorithm, simulations, ..SearchParams::default() }.for_evaluation()
+fn params(algorithm: Algorithm, visits: u32) -> SearchParams {
+    SearchParams { algorithm, visits, ..SearchParams::default() }.for_evaluation()
 }
 
 fn search(fen: &str, p: SearchParams, seed: u64) -> SearchResult {
@@ -204,8 +204,8 @@ fn same_seed_same_result() {
         // Self-play settings: noise, temperature, Gumbel sampling, playout cap.
         let p = SearchParams {
             algorithm,
-            simulations: 200,
-            fast_simulations: 50,
+            visits: 200,
+            fast_visits: 50,
             full_search_probability: 0.5,
             ..SearchParams::default()
         };
@@ -249,12 +249,8 @@ fn stepped(s: &mut Search, evaluator: &mut impl Evaluator, leaves: usize) -> Sea
 fn stepping_and_sync_apis_agree() {
     for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
         for leaves in [1u32, 4] {
-            let p = SearchParams {
-                algorithm,
-                simulations: 300,
-                leaves_per_step: leaves,
-                ..SearchParams::default()
-            };
+            let p =
+                SearchParams { algorithm, visits: 300, leaves_per_step: leaves, ..SearchParams::default() };
             let g = Game::new(Position::startpos(), GameRules::default());
             let mut a = Search::new(p.clone(), &g, rng(8)).unwrap();
             let mut b = Search::new(p, &g, rng(8)).unwrap();
@@ -269,7 +265,7 @@ fn stepping_and_sync_apis_agree() {
 
 #[test]
 fn many_games_share_one_batch() {
-    let p = SearchParams { simulations: 100, ..params(Algorithm::Gumbel, 100) };
+    let p = SearchParams { visits: 100, ..params(Algorithm::Gumbel, 100) };
     let g = game(MATE_IN_ONE);
     let mut searches: Vec<Search> = (0..8).map(|i| Search::new(p.clone(), &g, rng(i)).unwrap()).collect();
     let mut evaluator = UniformEvaluator;
@@ -302,12 +298,8 @@ fn many_games_share_one_batch() {
 
 #[test]
 fn playout_cap_mixes_full_and_fast_searches() {
-    let p = SearchParams {
-        simulations: 64,
-        fast_simulations: 8,
-        full_search_probability: 0.5,
-        ..SearchParams::default()
-    };
+    let p =
+        SearchParams { visits: 64, fast_visits: 8, full_search_probability: 0.5, ..SearchParams::default() };
     let g = Game::new(Position::startpos(), GameRules::default());
     let mut s = Search::new(p, &g, rng(9)).unwrap();
     let (mut full, mut fast) = (0, 0);
@@ -329,9 +321,9 @@ fn playout_cap_mixes_full_and_fast_searches() {
 #[test]
 fn noise_only_on_full_puct_searches() {
     let g = Game::new(Position::startpos(), GameRules::default());
-    let noisy = SearchParams { simulations: 400, temperature: 0.0, ..SearchParams::default() };
+    let noisy = SearchParams { visits: 400, temperature: 0.0, ..SearchParams::default() };
     let quiet = SearchParams { dirichlet_fraction: 0.0, ..noisy.clone() };
-    let fast_only = SearchParams { full_search_probability: 0.0, fast_simulations: 400, ..noisy.clone() };
+    let fast_only = SearchParams { full_search_probability: 0.0, fast_visits: 400, ..noisy.clone() };
     let visits = |p: &SearchParams, seed| {
         let mut s = Search::new(p.clone(), &g, rng(seed)).unwrap();
         s.run(&mut UniformEvaluator).unwrap().visits
@@ -358,9 +350,10 @@ fn history_features_reach_the_evaluator() {
     let mut batch = EvalBatch::new();
     assert_eq!(s.gather(&mut batch, 8).unwrap(), Step::Evaluate(1));
     let root = batch.get(0);
-    assert_eq!(root.history.repetitions, 1);
-    assert_eq!(root.history.capture_clock, 11);
-    assert_eq!(root.history.plies_to_limit, 120 - 11);
+    assert_eq!(root.history.earlier_occurrences, 1);
+    assert_eq!(root.history.limit_plies, 11);
+    assert_eq!(root.history.plies_to_limit(), 120 - 11);
+    assert_eq!(root.history, g.history_features());
     assert_eq!(root.moves.len(), 44);
 }
 

@@ -4,9 +4,9 @@ use std::error::Error;
 use std::path::Path;
 
 use burn::tensor::Device;
+use xq_core::HistoryFeatures;
 use xq_core::Position;
 use xq_nn::checkpoint::{load_checkpoint, resolve_checkpoint};
-use xq_nn::encoding::HistoryFeatures;
 use xq_nn::evaluator::{BatchEvaluator, EvalRequest};
 
 fn main() -> Result<(), Box<dyn Error>> {

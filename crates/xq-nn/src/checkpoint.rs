@@ -22,8 +22,12 @@ use crate::encoding::{ENCODING_VERSION, INPUT_PLANES};
 use crate::model::{ConfigError, ModelConfig, PolicyValueNet};
 use crate::policy::POLICY_SIZE;
 
-/// Version of the metadata file layout.
-pub const METADATA_FORMAT: u32 = 1;
+/// Version of the metadata file layout this build writes. Format 1 (without
+/// [`CheckpointMeta::trained_rules`]) is still read.
+pub const METADATA_FORMAT: u32 = 2;
+
+/// The oldest metadata format this build reads.
+pub const OLDEST_METADATA_FORMAT: u32 = 1;
 
 /// The metadata stored beside the weights.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,6 +51,11 @@ pub struct CheckpointMeta {
     pub weights_sha256: String,
     /// First 16 hex digits of `weights_sha256`: the model's id.
     pub model_id: String,
+    /// The rules of the games the network was trained on. Their natural move limit is the
+    /// normalisation of the limit-clock input plane, so an engine plays under them unless told
+    /// otherwise. `None` in checkpoints that predate it or were not trained on self-play data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trained_rules: Option<xq_core::GameRules>,
 }
 
 /// A checkpoint that cannot be written or read.
@@ -69,7 +78,9 @@ pub enum CheckpointError {
         message: String,
     },
     /// The metadata format is not one this build reads.
-    #[error("checkpoint metadata {path}: format {found}, this build reads format {expected}")]
+    #[error(
+        "checkpoint metadata {path}: format {found}, this build reads formats {OLDEST_METADATA_FORMAT} to {expected}"
+    )]
     Format {
         /// The file.
         path: PathBuf,
@@ -156,11 +167,6 @@ fn sha256_hex(bytes: &[u8]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Replaces `path` with `bytes` through a temporary file and a rename.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
-    xq_files::write_atomic(path, bytes).map_err(io_err(path))
-}
-
 /// Saves `net` as the checkpoint `stem` (writes `stem.bpk` and `stem.json`) and returns its
 /// metadata.
 ///
@@ -170,6 +176,7 @@ pub fn save_checkpoint(
     net: &PolicyValueNet,
     stem: &Path,
     training_step: u64,
+    trained_rules: Option<xq_core::GameRules>,
 ) -> Result<CheckpointMeta, CheckpointError> {
     let (meta_path, weights_path) = checkpoint_paths(stem);
     let bytes = net
@@ -178,7 +185,7 @@ pub fn save_checkpoint(
         .into_bytes()
         .map_err(|e| CheckpointError::Record { path: weights_path.clone(), message: e.to_string() })?;
     let hash = sha256_hex(&bytes);
-    write_atomic(&weights_path, &bytes)?;
+    xq_files::write_atomic(&weights_path, &bytes).map_err(io_err(&weights_path))?;
     let meta = CheckpointMeta {
         format: METADATA_FORMAT,
         model: net.config().clone(),
@@ -189,10 +196,11 @@ pub fn save_checkpoint(
         weights_file: weights_path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         model_id: hash[..16].to_string(),
         weights_sha256: hash,
+        trained_rules,
     };
     let json = serde_json::to_vec_pretty(&meta)
         .map_err(|e| CheckpointError::Metadata { path: meta_path.clone(), message: e.to_string() })?;
-    write_atomic(&meta_path, &json)?;
+    xq_files::write_atomic(&meta_path, &json).map_err(io_err(&meta_path))?;
     Ok(meta)
 }
 
@@ -205,7 +213,7 @@ pub fn read_metadata(stem: &Path) -> Result<CheckpointMeta, CheckpointError> {
     let text = fs::read(&meta_path).map_err(io_err(&meta_path))?;
     let meta: CheckpointMeta = serde_json::from_slice(&text)
         .map_err(|e| CheckpointError::Metadata { path: meta_path.clone(), message: e.to_string() })?;
-    if meta.format != METADATA_FORMAT {
+    if !(OLDEST_METADATA_FORMAT..=METADATA_FORMAT).contains(&meta.format) {
         return Err(CheckpointError::Format {
             path: meta_path,
             found: meta.format,

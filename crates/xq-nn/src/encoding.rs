@@ -17,7 +17,7 @@
 //! | 18 | all 1.0 (lets zero-padded convolutions find the board's edge) |
 
 use ndarray::{Array4, ArrayViewMut4};
-use xq_core::{Color, Game, PieceKind, Position, Square};
+use xq_core::{Color, HistoryFeatures, PieceKind, Position, Square};
 
 /// Version of the input layout and the policy index; stored in every checkpoint.
 pub const ENCODING_VERSION: u32 = 1;
@@ -37,39 +37,6 @@ const PLANE_REPEATED_TWICE: usize = 15;
 const PLANE_LIMIT_CLOCK: usize = 16;
 const PLANE_IN_CHECK: usize = 17;
 const PLANE_ONES: usize = 18;
-
-/// What the network sees of the game beyond the board: the parts of history that change what a
-/// position is worth. It is part of the evaluation cache key.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct HistoryFeatures {
-    /// How many times the current position occurred earlier in the game (0 = never).
-    pub earlier_occurrences: u8,
-    /// Plies counted toward the natural move limit ([`Game::limit_plies`]).
-    pub limit_plies: u32,
-    /// The natural move limit in plies; 0 means no limit (the clock plane stays 0).
-    pub move_limit_plies: u32,
-}
-
-impl HistoryFeatures {
-    /// The features of a game's current position.
-    pub fn from_game(game: &Game) -> HistoryFeatures {
-        HistoryFeatures {
-            earlier_occurrences: (game.occurrences().saturating_sub(1)).min(u8::MAX as usize) as u8,
-            limit_plies: game.limit_plies(),
-            move_limit_plies: game.rules().move_limit_plies,
-        }
-    }
-
-    /// The limit clock as the network sees it, in `[0, 1]`.
-    #[inline]
-    pub fn limit_fraction(&self) -> f32 {
-        if self.move_limit_plies == 0 {
-            0.0
-        } else {
-            (self.limit_plies as f32 / self.move_limit_plies as f32).min(1.0)
-        }
-    }
-}
 
 /// The square of the board that lands on plane point `row * 9 + col` for `side`.
 #[inline]

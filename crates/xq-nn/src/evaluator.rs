@@ -4,7 +4,8 @@
 //! ```no_run
 //! use burn::tensor::Device;
 //! use xq_core::Position;
-//! use xq_nn::{BatchEvaluator, EvalRequest, HistoryFeatures, ModelConfig, PolicyValueNet};
+//! use xq_core::HistoryFeatures;
+//! use xq_nn::{BatchEvaluator, EvalRequest, ModelConfig, PolicyValueNet};
 //! let device = Device::flex();
 //! let net = PolicyValueNet::new(&ModelConfig::new(4, 32), &device).unwrap();
 //! let evaluator = BatchEvaluator::new(net, device, 1 << 16);
@@ -23,10 +24,11 @@ use burn::prelude::*;
 use ndarray::{Array2, Array4};
 use xq_core::{Move, Position};
 
-use crate::encoding::{BOARD_COLS, BOARD_ROWS, HistoryFeatures, INPUT_PLANES, INPUT_SIZE, encode_position};
+use crate::encoding::{BOARD_COLS, BOARD_ROWS, INPUT_PLANES, INPUT_SIZE, encode_position};
 use crate::model::PolicyValueNet;
 use crate::policy::{POLICY_SIZE, policy_index};
 use crate::train::array_to_tensor;
+use xq_core::HistoryFeatures;
 
 /// One position to evaluate.
 #[derive(Clone, Copy, Debug)]

@@ -12,6 +12,8 @@
 //! - [`checkpoint`]: burnpack weights plus JSON metadata, with clear errors on mismatch.
 //! - [`device`]: the CPU or GPU device as a config setting ([`DeviceSetting`]).
 //! - [`net_evaluator`]: [`NetEvaluator`], the network behind xq-mcts's `Evaluator` trait.
+//! - [`spec`]: [`EvaluatorSpec`], which evaluator a search runs on (built-in or checkpoint) as
+//!   configs name it, and the one place every stage builds it.
 //!
 //! The layout, the index and the measurements are documented in `docs/MODEL.md`.
 
@@ -22,15 +24,17 @@ pub mod evaluator;
 pub mod model;
 pub mod net_evaluator;
 pub mod policy;
+pub mod spec;
 pub mod train;
 
 pub use checkpoint::{
     CheckpointError, CheckpointMeta, load_checkpoint, read_metadata, resolve_checkpoint, save_checkpoint,
 };
 pub use device::{DeviceError, DeviceSetting};
-pub use encoding::{ENCODING_VERSION, HistoryFeatures, INPUT_PLANES, INPUT_SIZE, encode_position};
+pub use encoding::{ENCODING_VERSION, INPUT_PLANES, INPUT_SIZE, encode_position};
 pub use evaluator::{BatchEvaluator, CacheStats, EvalError, EvalRequest, Evaluation};
 pub use model::{ConfigError, ModelConfig, PolicyValueNet, TrunkNorm};
-pub use net_evaluator::{DEFAULT_EVAL_BATCH, NetEvaluator};
+pub use net_evaluator::{DEFAULT_CACHE_POSITIONS, DEFAULT_EVAL_BATCH, NetEvaluator};
 pub use policy::{POLICY_SIZE, mirror_index, policy_index, policy_move};
+pub use spec::{BuiltEvaluator, EvaluatorSpec, SHARED_MAX_BATCH, SpecError};
 pub use train::{OptimizerConfig, OptimizerKind, StepLosses, StepMetrics, TrainBatch, TrainError, Trainer};

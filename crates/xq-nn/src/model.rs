@@ -10,6 +10,7 @@ use burn::nn::{BatchNorm, BatchNormConfig, Initializer, Linear, LinearConfig, Pa
 use burn::prelude::*;
 use burn::tensor::activation::relu;
 use serde::{Deserialize, Serialize};
+use xq_core::seed::SplitMix64;
 
 use crate::encoding::{INPUT_PLANES, PLANE_SIZE};
 use crate::policy::POLICY_SIZE;
@@ -188,23 +189,14 @@ pub enum ConfigError {
     Parse(String),
 }
 
-/// SplitMix64: a tiny seeded generator, so that initial weights depend on the config's seed
-/// alone and not on a backend's global RNG shared between threads.
-struct WeightRng(u64);
+/// A seeded generator (SplitMix64), so that initial weights depend on the config's seed alone
+/// and not on a backend's global RNG shared between threads.
+struct WeightRng(SplitMix64);
 
 impl WeightRng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
     /// Uniform in `[-bound, bound)`.
     fn uniform(&mut self, bound: f32) -> f32 {
-        let unit = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
-        (2.0 * unit - 1.0) * bound
+        (2.0 * self.0.unit_f32() - 1.0) * bound
     }
 
     /// A parameter of `shape` drawn uniformly in `±1/√fan_in` (PyTorch's default for conv and
@@ -307,7 +299,7 @@ impl PolicyValueNet {
     /// [`ConfigError`] if the config is out of range.
     pub fn new(config: &ModelConfig, device: &Device) -> Result<PolicyValueNet, ConfigError> {
         config.validate()?;
-        let mut rng = WeightRng(config.seed);
+        let mut rng = WeightRng(SplitMix64::new(config.seed));
         let c = config.channels;
         let trunk_bn = config.trunk_norm == TrunkNorm::BatchNorm;
         let stem = ConvNorm::new(&mut rng, [INPUT_PLANES, c], 3, trunk_bn, device);

@@ -5,11 +5,12 @@
 //! ```no_run
 //! use std::path::Path;
 //! use burn::tensor::Device;
-//! use xq_mcts::{EvalBatch, EvalResults, HistoryFeatures, evaluate_batch};
-//! use xq_nn::NetEvaluator;
+//! use xq_core::HistoryFeatures;
+//! use xq_mcts::{EvalBatch, EvalResults, evaluate_batch};
+//! use xq_nn::{DEFAULT_CACHE_POSITIONS, NetEvaluator};
 //!
 //! // A checkpoint stem, its .json/.bpk, or a directory (its newest checkpoint).
-//! let mut net = NetEvaluator::from_checkpoint(Path::new("models/run/accepted"), Device::flex(), 1 << 16, 120)?;
+//! let mut net = NetEvaluator::from_checkpoint(Path::new("models/run/accepted"), Device::flex(), DEFAULT_CACHE_POSITIONS)?;
 //! let start = xq_core::Position::startpos();
 //! let moves = start.legal_moves();
 //! let mut batch = EvalBatch::new();
@@ -28,12 +29,15 @@ use xq_core::Move;
 use xq_mcts::{EvalBatch, EvalResults, Evaluator, Wdl};
 
 use crate::checkpoint::{CheckpointError, load_checkpoint, resolve_checkpoint};
-use crate::encoding::HistoryFeatures;
 use crate::evaluator::{BatchEvaluator, EvalRequest};
 
 /// Batch size a network evaluator asks drivers for unless told otherwise: large enough to
 /// amortise a forward pass on a CPU, small enough that a few concurrent games fill it.
 pub const DEFAULT_EVAL_BATCH: usize = 32;
+
+/// Positions a network's evaluation cache holds unless told otherwise (self-play, matches and
+/// the engine alike).
+pub const DEFAULT_CACHE_POSITIONS: usize = 1 << 18;
 
 /// A network behind the [`Evaluator`] contract: priors are the policy logits masked to each
 /// position's legal moves and softmaxed over them; the value is the network's WDL.
@@ -43,7 +47,6 @@ pub const DEFAULT_EVAL_BATCH: usize = 32;
 pub struct NetEvaluator {
     network: Arc<BatchEvaluator>,
     model_id: String,
-    move_limit_plies: u32,
     batch_size: usize,
 }
 
@@ -51,18 +54,16 @@ impl std::fmt::Debug for NetEvaluator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("NetEvaluator")
             .field("model_id", &self.model_id)
-            .field("move_limit_plies", &self.move_limit_plies)
             .field("batch_size", &self.batch_size)
             .finish()
     }
 }
 
 impl NetEvaluator {
-    /// Evaluates with `network`. `move_limit_plies` is the natural move limit of the games
-    /// being played (the network sees how close it is); `batch_size` is what drivers are asked
-    /// to gather (at least 1).
-    pub fn new(network: Arc<BatchEvaluator>, move_limit_plies: u32, batch_size: usize) -> NetEvaluator {
-        NetEvaluator { network, model_id: String::new(), move_limit_plies, batch_size: batch_size.max(1) }
+    /// Evaluates with `network`; `batch_size` is what drivers are asked to gather (at least 1).
+    /// The history features reach the network as the search computed them.
+    pub fn new(network: Arc<BatchEvaluator>, batch_size: usize) -> NetEvaluator {
+        NetEvaluator { network, model_id: String::new(), batch_size: batch_size.max(1) }
     }
 
     /// Loads the checkpoint `path` names (see [`resolve_checkpoint`]) onto `device`, with
@@ -74,12 +75,11 @@ impl NetEvaluator {
         path: &Path,
         device: Device,
         cache_capacity: usize,
-        move_limit_plies: u32,
     ) -> Result<NetEvaluator, CheckpointError> {
         let stem = resolve_checkpoint(path)?;
         let (net, meta) = load_checkpoint(&stem, None, &device)?;
         let network = Arc::new(BatchEvaluator::new(net, device, cache_capacity));
-        Ok(NetEvaluator::new(network, move_limit_plies, DEFAULT_EVAL_BATCH).with_model_id(&meta.model_id))
+        Ok(NetEvaluator::new(network, DEFAULT_EVAL_BATCH).with_model_id(&meta.model_id))
     }
 
     /// The same evaluator under model id `id` (what data and reports record).
@@ -99,7 +99,6 @@ impl NetEvaluator {
         NetEvaluator {
             network: Arc::clone(&self.network),
             model_id: self.model_id.clone(),
-            move_limit_plies: self.move_limit_plies,
             batch_size: self.batch_size,
         }
     }
@@ -113,15 +112,6 @@ impl NetEvaluator {
     pub fn network(&self) -> &Arc<BatchEvaluator> {
         &self.network
     }
-
-    /// The network's input features for the search's view of a position's history.
-    pub fn features(&self, history: xq_mcts::HistoryFeatures) -> HistoryFeatures {
-        HistoryFeatures {
-            earlier_occurrences: history.repetitions,
-            limit_plies: self.move_limit_plies.saturating_sub(history.plies_to_limit),
-            move_limit_plies: self.move_limit_plies,
-        }
-    }
 }
 
 impl Evaluator for NetEvaluator {
@@ -131,10 +121,8 @@ impl Evaluator for NetEvaluator {
 
     fn evaluate(&mut self, batch: &EvalBatch, out: &mut EvalResults) -> Result<(), xq_mcts::EvalError> {
         // A few small vectors per batch; the forward pass they feed costs orders of magnitude more.
-        let requests: Vec<EvalRequest<'_>> = batch
-            .iter()
-            .map(|r| EvalRequest { position: r.position, history: self.features(r.history) })
-            .collect();
+        let requests: Vec<EvalRequest<'_>> =
+            batch.iter().map(|r| EvalRequest { position: r.position, history: r.history }).collect();
         let legal: Vec<&[Move]> = batch.iter().map(|r| r.moves).collect();
         let evaluations = self
             .network

@@ -2,11 +2,12 @@
 
 mod common;
 
+use xq_core::HistoryFeatures;
 use xq_core::{Color, Position, Square};
 use xq_nn::encoding::{
     INPUT_SIZE, PLANE_SIZE, encode_batch, encode_position, mirror_planes, oriented_square,
 };
-use xq_nn::{HistoryFeatures, POLICY_SIZE, mirror_index, policy_index, policy_move};
+use xq_nn::{POLICY_SIZE, mirror_index, policy_index, policy_move};
 
 fn encode(pos: &Position, history: &HistoryFeatures) -> Box<[f32; INPUT_SIZE]> {
     let mut out = Box::new([f32::NAN; INPUT_SIZE]);
@@ -117,7 +118,7 @@ fn history_features_follow_the_game() {
         let mv = parse_move(game.position(), m).unwrap();
         game.play(mv).unwrap();
     }
-    let h = HistoryFeatures::from_game(&game);
+    let h = game.history_features();
     assert_eq!(h.earlier_occurrences, 1);
     assert_eq!(h.limit_plies, 4);
     assert!((h.limit_fraction() - 4.0 / game.rules().move_limit_plies as f32).abs() < 1e-6);

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use burn::tensor::Device;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use xq_core::HistoryFeatures;
 use xq_core::{Game, GameRules, Position};
-use xq_mcts::{EvalBatch, EvalResults, HistoryFeatures, Search, SearchParams, evaluate_batch};
+use xq_mcts::{EvalBatch, EvalResults, Search, SearchParams, evaluate_batch};
 use xq_nn::{
     BatchEvaluator, CheckpointError, EvalRequest, ModelConfig, NetEvaluator, PolicyValueNet,
     resolve_checkpoint, save_checkpoint,
@@ -23,7 +24,7 @@ fn tiny_net(seed: u64) -> PolicyValueNet {
 fn priors_and_values_are_the_batch_evaluators_over_the_legal_moves() {
     let net = tiny_net(3);
     let direct = BatchEvaluator::new(net.clone(), Device::flex(), 0);
-    let mut evaluator = NetEvaluator::new(Arc::new(BatchEvaluator::new(net, Device::flex(), 0)), 120, 8);
+    let mut evaluator = NetEvaluator::new(Arc::new(BatchEvaluator::new(net, Device::flex(), 0)), 8);
 
     let start = Position::startpos();
     let after = {
@@ -32,10 +33,10 @@ fn priors_and_values_are_the_batch_evaluators_over_the_legal_moves() {
         *game.position()
     };
     let mut batch = EvalBatch::new();
-    let history = HistoryFeatures { repetitions: 1, capture_clock: 30, plies_to_limit: 90 };
+    let history = HistoryFeatures { earlier_occurrences: 1, limit_plies: 30, move_limit_plies: 120 };
     let start_moves = start.legal_moves();
     let after_moves = after.legal_moves();
-    batch.push(&start, HistoryFeatures { plies_to_limit: 120, ..Default::default() }, &start_moves);
+    batch.push(&start, HistoryFeatures { move_limit_plies: 120, ..Default::default() }, &start_moves);
     batch.push(&after, history, &after_moves[..7]);
     let mut out = EvalResults::new();
     evaluate_batch(&mut evaluator, &batch, &mut out).unwrap();
@@ -43,8 +44,8 @@ fn priors_and_values_are_the_batch_evaluators_over_the_legal_moves() {
     let expected = direct
         .evaluate_batch(
             &[
-                EvalRequest { position: &start, history: evaluator.features(batch.get(0).history) },
-                EvalRequest { position: &after, history: evaluator.features(history) },
+                EvalRequest { position: &start, history: batch.get(0).history },
+                EvalRequest { position: &after, history },
             ],
             &[&start_moves, &after_moves[..7]],
         )
@@ -56,33 +57,30 @@ fn priors_and_values_are_the_batch_evaluators_over_the_legal_moves() {
         let sum: f32 = out.priors(i).iter().sum();
         assert!((sum - 1.0).abs() < 1e-4, "priors of entry {i} sum to {sum}");
     }
-    // The features the network sees: 30 plies of the 120-ply limit used, one earlier occurrence.
-    let features = evaluator.features(history);
-    assert_eq!((features.earlier_occurrences, features.limit_plies, features.move_limit_plies), (1, 30, 120));
 }
 
 #[test]
 fn a_checkpoint_directory_loads_its_newest_checkpoint_and_searches() {
     let dir = tempfile::tempdir().unwrap();
-    let older = save_checkpoint(&tiny_net(1), &dir.path().join("step-000010"), 10).unwrap();
-    let newer = save_checkpoint(&tiny_net(2), &dir.path().join("step-000020"), 20).unwrap();
+    let older = save_checkpoint(&tiny_net(1), &dir.path().join("step-000010"), 10, None).unwrap();
+    let newer = save_checkpoint(&tiny_net(2), &dir.path().join("step-000020"), 20, None).unwrap();
     assert_ne!(older.model_id, newer.model_id);
 
     assert_eq!(resolve_checkpoint(dir.path()).unwrap(), dir.path().join("step-000020"));
     // A training run's directory: checkpoints one level down.
     let run = tempfile::tempdir().unwrap();
     std::fs::create_dir(run.path().join("checkpoints")).unwrap();
-    save_checkpoint(&tiny_net(1), &run.path().join("checkpoints/step-000005"), 5).unwrap();
+    save_checkpoint(&tiny_net(1), &run.path().join("checkpoints/step-000005"), 5, None).unwrap();
     assert_eq!(resolve_checkpoint(run.path()).unwrap(), run.path().join("checkpoints/step-000005"));
     assert_eq!(
         resolve_checkpoint(&dir.path().join("step-000010.json")).unwrap(),
         dir.path().join("step-000010")
     );
-    let mut evaluator = NetEvaluator::from_checkpoint(dir.path(), Device::flex(), 1024, 120).unwrap();
+    let mut evaluator = NetEvaluator::from_checkpoint(dir.path(), Device::flex(), 1024).unwrap();
     assert_eq!(evaluator.model_id(), newer.model_id);
 
     let game = Game::new(Position::startpos(), GameRules::default());
-    let params = SearchParams { simulations: 48, ..SearchParams::default() }.for_evaluation();
+    let params = SearchParams { visits: 48, ..SearchParams::default() }.for_evaluation();
     let mut search = Search::new(params, &game, ChaCha8Rng::seed_from_u64(5)).unwrap();
     let result = search.run(&mut evaluator).unwrap();
     assert!(game.position().legal_moves().contains(&result.chosen));
@@ -92,29 +90,16 @@ fn a_checkpoint_directory_loads_its_newest_checkpoint_and_searches() {
 #[test]
 fn a_path_without_a_checkpoint_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
-    let err = NetEvaluator::from_checkpoint(dir.path(), Device::flex(), 0, 120).unwrap_err();
+    let err = NetEvaluator::from_checkpoint(dir.path(), Device::flex(), 0).unwrap_err();
     assert!(matches!(err, CheckpointError::NotFound { .. }), "{err}");
     assert!(err.to_string().contains("holds no checkpoint"), "{err}");
-    let err =
-        NetEvaluator::from_checkpoint(Path::new("/nonexistent/model"), Device::flex(), 0, 120).unwrap_err();
+    let err = NetEvaluator::from_checkpoint(Path::new("/nonexistent/model"), Device::flex(), 0).unwrap_err();
     assert!(err.to_string().contains("/nonexistent/model"), "{err}");
 }
 
 /// Positions of a short random game, for batches of varied content.
 fn game_positions(count: usize, seed: u64) -> Vec<Position> {
-    use rand::RngExt;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut game = Game::new(Position::startpos(), GameRules::default());
-    let mut positions = vec![*game.position()];
-    while positions.len() < count {
-        let moves = game.position().legal_moves();
-        if moves.is_empty() {
-            break;
-        }
-        game.play(moves[rng.random_range(0..moves.len())]).unwrap();
-        positions.push(*game.position());
-    }
-    positions
+    xq_testkit::game_positions(seed, 1, count).into_iter().map(|(position, _)| position).collect()
 }
 
 /// Shared evaluation merges the requests of several games into one batch, so what a position

@@ -146,7 +146,7 @@ fn restoring_the_optimizer_state_continues_exactly() {
         part.step(&batch).unwrap();
     }
     let stem = dir.path().join("ckpt");
-    save_checkpoint(&part.inference_net(), &stem, part.steps()).unwrap();
+    save_checkpoint(&part.inference_net(), &stem, part.steps(), None).unwrap();
     let state = part.optimizer_state().unwrap();
     drop(part);
     let (loaded, _) = load_checkpoint(&stem, Some(&config), &device).unwrap();
@@ -193,7 +193,7 @@ fn checkpoint_round_trip_gives_identical_outputs() {
     let dir = tempfile::tempdir().unwrap();
     let (net, config, batch) = trained_net();
     let stem = dir.path().join("net-000003");
-    let meta = save_checkpoint(&net, &stem, 3).unwrap();
+    let meta = save_checkpoint(&net, &stem, 3, None).unwrap();
     assert_eq!(meta.training_step, 3);
     assert_eq!(meta.model_id.len(), 16);
     assert!(meta.weights_sha256.starts_with(&meta.model_id));
@@ -217,7 +217,7 @@ fn bad_checkpoints_give_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let (net, config, _) = trained_net();
     let stem = dir.path().join("ckpt");
-    save_checkpoint(&net, &stem, 3).unwrap();
+    save_checkpoint(&net, &stem, 3, None).unwrap();
     let (meta_path, weights_path) = checkpoint_paths(&stem);
     let device = Device::flex();
 
@@ -260,7 +260,7 @@ fn bad_checkpoints_give_clear_errors() {
     // Weights of another shape behind metadata that claims this shape.
     let small = PolicyValueNet::new(&ModelConfig::new(1, 4), &device).unwrap();
     let small_stem = dir.path().join("small");
-    let small_meta = save_checkpoint(&small, &small_stem, 0).unwrap();
+    let small_meta = save_checkpoint(&small, &small_stem, 0, None).unwrap();
     std::fs::copy(checkpoint_paths(&small_stem).1, &weights_path).unwrap();
     std::fs::write(&meta_path, original.replace(old_hash, &small_meta.weights_sha256)).unwrap();
     let err = load_checkpoint(&stem, None, &device).unwrap_err();

@@ -4,8 +4,6 @@
 //!   included) and [`SearchLimits`] (depth, nodes, movetime, visits).
 //! - [`play_game`]: plays one game from an [`Opening`]; xq-core is the arbiter. A player's
 //!   illegal move, crash, hang or overtime is a recorded loss, never a panic.
-//! - [`run_parallel`] and [`run_match`]: many games on many threads, results in game order,
-//!   every game seeded from its index.
 //! - Baselines: [`RandomPlayer`], [`GreedyPlayer`], [`AlphaBetaPlayer`].
 //! - [`MctsPlayer`]: xq-mcts's search over any evaluator at a fixed number of visits.
 //! - External engines in subprocesses: [`Engine`] speaking UCI (Pikafish, Fairy-Stockfish)
@@ -18,7 +16,8 @@
 //! after the opponent's reply, `game.moves()`) and [`SearchLimits::visits`]; it reports
 //! [`Score::Value`] and the visit distribution in [`MoveChoice::policy`], which the record
 //! keeps per move ([`MoveInfo::policy`]) as training targets. Games that share one batched
-//! evaluator run on [`run_parallel`]'s threads, as many as the batch should hold.
+//! evaluator run on threads of their own, each player searching through a handle on it
+//! (xq-mcts's `SharedEvaluator`; xq-eval's event runner does this).
 //!
 //! ```
 //! use xq_core::{GameRules, Termination};
@@ -34,20 +33,22 @@
 //! ```
 
 mod baseline;
+mod book;
 pub mod engine;
-mod event;
 mod mcts;
 mod opening;
 mod player;
 mod runner;
 
 pub use baseline::{AlphaBetaConfig, AlphaBetaPlayer, GreedyPlayer, RandomPlayer};
+pub use book::{BOOK_PATH, Book, BookEntry, BookError};
 pub use engine::{Engine, EngineConfig, EngineServer, Protocol, ServerConfig};
-pub use event::{MatchConfig, MatchResult, Tally, run_match, run_parallel};
 pub use mcts::MctsPlayer;
 pub use opening::{Opening, OpeningError};
 pub use player::{GameStart, MATE_CENTIPAWNS, MoveChoice, Player, PlayerError, Score, SearchLimits};
 pub use runner::{
-    DrawAdjudication, GameOptions, GameRecord, MoveInfo, ReplayError, ResignAdjudication, derive_seed,
+    DEFAULT_MAX_PLIES, DrawAdjudication, GameOptions, GameRecord, MoveInfo, ReplayError, ResignAdjudication,
     play_game,
 };
+/// Every game and player seed derives from a base seed and an index (xq-core's one seed module).
+pub use xq_core::seed::derive_seed;

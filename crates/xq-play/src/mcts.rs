@@ -1,18 +1,24 @@
-//! The MCTS player: xq-mcts's tree search over any [`Evaluator`] at a fixed number of visits.
+//! The MCTS player: xq-mcts's tree search over any [`Evaluator`], on a budget of visits, of
+//! time, or both.
 
 use crate::player::{GameStart, MoveChoice, Player, PlayerError, Score, SearchLimits};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use std::time::{Duration, Instant};
 use xq_core::{Game, Move, Position};
 use xq_mcts::{Evaluator, Search, SearchParams};
 
-/// Plays the move xq-mcts chooses after a fixed number of visits.
+/// Plays the move xq-mcts chooses within its budget.
 ///
 /// * **Reproducible**: the parameters are passed through [`SearchParams::for_evaluation`] (no
 ///   root noise, temperature 0, deterministic Gumbel), and the search's generator is seeded
-///   from each game's seed, so a game replays move for move.
-/// * **Visits**: [`SearchLimits::visits`] when the runner gives it, else the parameters'
-///   `simulations`. Other limits (depth, nodes, movetime) do not apply to it.
+///   from each game's seed, so a game on a visit budget replays move for move.
+/// * **Budget**: visits are [`SearchLimits::visits`] when the runner gives them, else the
+///   parameters' `visits` (the one place a visit budget comes from). With
+///   [`SearchLimits::movetime`] the search also stops at that time (less a small safety
+///   margin), and its visit budget is what the last searches' speed fits into the time, so
+///   a Gumbel search still runs its whole sequential-halving schedule. Depth and nodes do not
+///   apply to it.
 /// * **Tree reuse**: when the game continued from the position of its last search by the
 ///   move it chose and the opponent's reply, the search keeps that subtree
 ///   ([`Search::advance`]); after anything else (a new game, a take-back, an unexpected history)
@@ -28,7 +34,8 @@ use xq_mcts::{Evaluator, Search, SearchParams};
 /// use xq_mcts::{MaterialEvaluator, SearchParams};
 /// use xq_play::{GameOptions, MctsPlayer, Opening, RandomPlayer, play_game};
 ///
-/// let mut mcts = MctsPlayer::new("mcts-material", Box::new(MaterialEvaluator::default()), SearchParams::default(), 32).unwrap();
+/// let params = SearchParams { visits: 32, ..SearchParams::default() };
+/// let mut mcts = MctsPlayer::new("mcts-material", Box::new(MaterialEvaluator::default()), params).unwrap();
 /// let mut random = RandomPlayer::new(1);
 /// let options = GameOptions { max_plies: Some(20), seed: 3, ..GameOptions::default() };
 /// let record = play_game(&mut mcts, &mut random, &Opening::startpos(), GameRules::default(), &options);
@@ -43,29 +50,33 @@ pub struct MctsPlayer {
     /// later position continues the same game.
     root_start: Option<Position>,
     root_moves: Vec<Move>,
-    /// The current game's seed, for searches rebuilt mid-game.
-    seed: u64,
+    /// Simulations per second of the searches so far (an exponential average), to size the
+    /// visit budget of a timed move; `None` before the first search.
+    speed: Option<f64>,
 }
+
+/// Time kept back from a `movetime` for the move to reach the runner.
+const TIME_SAFETY: Duration = Duration::from_millis(5);
+
+/// The largest visit budget a timed search is given (the tree's memory bounds it).
+const MAX_TIMED_VISITS: u32 = 1 << 20;
 
 impl std::fmt::Debug for MctsPlayer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("MctsPlayer")
-            .field("name", &self.name)
-            .field("visits", &self.params.simulations)
-            .finish()
+        f.debug_struct("MctsPlayer").field("name", &self.name).field("visits", &self.params.visits).finish()
     }
 }
 
 impl MctsPlayer {
-    /// A player searching `visits` visits per move with `params` (made deterministic with
-    /// [`SearchParams::for_evaluation`]). Fails on parameters out of range.
+    /// A player searching with `params` (made deterministic with
+    /// [`SearchParams::for_evaluation`]), `params.visits` per move unless the runner's limits
+    /// say otherwise. Fails on parameters out of range.
     pub fn new(
         name: &str,
         evaluator: Box<dyn Evaluator>,
         params: SearchParams,
-        visits: u32,
     ) -> Result<MctsPlayer, xq_mcts::ParamsError> {
-        let params = SearchParams { simulations: visits, ..params }.for_evaluation();
+        let params = params.for_evaluation();
         params.validate()?;
         Ok(MctsPlayer {
             name: name.to_string(),
@@ -74,7 +85,7 @@ impl MctsPlayer {
             search: None,
             root_start: None,
             root_moves: Vec::new(),
-            seed: 0,
+            speed: None,
         })
     }
 
@@ -118,7 +129,6 @@ impl Player for MctsPlayer {
     }
 
     fn new_game(&mut self, game: &Game, start: GameStart) -> Result<(), PlayerError> {
-        self.seed = start.seed;
         let rng = ChaCha8Rng::seed_from_u64(start.seed);
         let search = Search::new(self.params.clone(), game, rng)
             .map_err(|e| PlayerError::Crashed(format!("search: {e}")))?;
@@ -129,19 +139,30 @@ impl Player for MctsPlayer {
     }
 
     fn choose_move(&mut self, game: &Game, limits: &SearchLimits) -> Result<MoveChoice, PlayerError> {
-        let visits = limits.visits.unwrap_or(self.params.simulations).max(1);
+        let started = Instant::now();
         let crashed = |e: xq_mcts::SearchError| PlayerError::Crashed(format!("search: {e}"));
-        if visits != self.params.simulations {
-            // The budget is a search parameter: a new budget needs a new search (and tree).
-            self.params.simulations = visits;
-            let rng = ChaCha8Rng::seed_from_u64(crate::derive_seed(self.seed, game.ply() as u64));
-            self.search = Some(Search::new(self.params.clone(), game, rng).map_err(crashed)?);
-        }
+        let visits = limits.visits.unwrap_or(self.params.visits).max(1);
+        let deadline = limits.movetime.map(|t| started + t.saturating_sub(TIME_SAFETY));
+        let budget = match (limits.movetime, self.speed) {
+            (Some(time), Some(speed)) => {
+                let fit = (speed * time.saturating_sub(TIME_SAFETY).as_secs_f64()).max(1.0);
+                let cap = if limits.visits.is_some() { visits } else { MAX_TIMED_VISITS };
+                (fit.min(f64::from(cap))) as u32
+            }
+            (Some(_), None) if limits.visits.is_none() => MAX_TIMED_VISITS,
+            _ => visits,
+        };
         self.sync_root(game)?;
         let Some(search) = self.search.as_mut() else {
             return Err(PlayerError::Crashed("choose_move before new_game".into()));
         };
-        let result = search.run(self.evaluator.as_mut()).map_err(crashed)?;
+        search.set_visits(budget);
+        let result = search.run_until(self.evaluator.as_mut(), deadline).map_err(crashed)?;
+        let seconds = started.elapsed().as_secs_f64();
+        if result.simulations > 0 && seconds > 0.0 {
+            let now = f64::from(result.simulations) / seconds;
+            self.speed = Some(self.speed.map_or(now, |old| 0.5 * old + 0.5 * now));
+        }
         search.advance(result.chosen).map_err(crashed)?;
         self.root_moves.push(result.chosen);
         Ok(MoveChoice {

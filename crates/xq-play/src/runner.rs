@@ -4,6 +4,7 @@ use crate::opening::Opening;
 use crate::player::{GameStart, MoveChoice, Player, PlayerError, Score, SearchLimits};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
+use xq_core::seed::derive_seed;
 use xq_core::{Color, Game, GameResult, GameRules, Move, Outcome, Termination};
 
 /// Resign adjudication: the game is given to one side when the players agree it is winning.
@@ -12,7 +13,8 @@ use xq_core::{Color, Game, GameResult, GameRules, Move, Outcome, Termination};
 /// every one of them must say the same side is ahead by at least `score_cp` (the winner's own
 /// scores ≥ `score_cp`, the loser's ≤ `-score_cp`). Scores are compared with
 /// [`Score::centipawns`]. A move without a score (a player that reports none) blocks it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ResignAdjudication {
     /// Threshold in centipawns.
     pub score_cp: i32,
@@ -22,7 +24,8 @@ pub struct ResignAdjudication {
 
 /// Draw adjudication: after `min_plies`, when the last `moves` moves of each side all carry a
 /// score within `±score_cp`, the game is drawn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct DrawAdjudication {
     /// Plies (opening included) before draw adjudication may happen.
     pub min_plies: u32,
@@ -31,6 +34,11 @@ pub struct DrawAdjudication {
     /// Moves per side the threshold must hold for.
     pub moves: u32,
 }
+
+/// The length, in plies from the start position (an opening's moves included), after which a
+/// game still running is drawn unless configured otherwise: one default for self-play, events,
+/// gates and the ladder.
+pub const DEFAULT_MAX_PLIES: u32 = 400;
 
 /// How the runner conducts one game, beyond the rules.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -61,7 +69,7 @@ impl Default for GameOptions {
         GameOptions {
             red_limits: SearchLimits::NONE,
             black_limits: SearchLimits::NONE,
-            max_plies: Some(600),
+            max_plies: Some(DEFAULT_MAX_PLIES),
             resign: None,
             draw: None,
             time_margin: None,
@@ -172,15 +180,6 @@ pub enum ReplayError {
         /// The illegal move.
         source: xq_core::IllegalMove,
     },
-}
-
-/// A seed derived from `base` and `index` (SplitMix64), so every game of an event and every
-/// player in it gets its own reproducible stream.
-pub const fn derive_seed(base: u64, index: u64) -> u64 {
-    let mut z = base ^ index.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// Asks `player` for a move, turning a panic into [`PlayerError::Crashed`].

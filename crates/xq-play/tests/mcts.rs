@@ -5,7 +5,12 @@ use xq_mcts::{MaterialEvaluator, SearchParams, UniformEvaluator};
 use xq_play::{GameOptions, MctsPlayer, Opening, Player, RandomPlayer, SearchLimits, play_game};
 
 fn material(visits: u32) -> MctsPlayer {
-    MctsPlayer::new("mcts", Box::new(MaterialEvaluator::default()), SearchParams::default(), visits).unwrap()
+    MctsPlayer::new(
+        "mcts",
+        Box::new(MaterialEvaluator::default()),
+        SearchParams { visits, ..SearchParams::default() },
+    )
+    .unwrap()
 }
 
 #[test]
@@ -66,11 +71,23 @@ fn material_search_beats_random() {
 
 #[test]
 fn uniform_evaluator_plays_legal_games() {
-    let mut p = MctsPlayer::new("u", Box::new(UniformEvaluator), SearchParams::default(), 8).unwrap();
+    let mut p = MctsPlayer::new(
+        "u",
+        Box::new(UniformEvaluator),
+        SearchParams { visits: 8, ..SearchParams::default() },
+    )
+    .unwrap();
     assert_eq!(p.name(), "u");
     let options = GameOptions { max_plies: Some(20), seed: 4, ..GameOptions::default() };
     let record =
         play_game(&mut p, &mut RandomPlayer::new(3), &Opening::startpos(), GameRules::default(), &options);
     assert!(record.replay().is_ok());
-    assert!(MctsPlayer::new("bad", Box::new(UniformEvaluator), SearchParams::default(), 0).is_err());
+    assert!(
+        MctsPlayer::new(
+            "bad",
+            Box::new(UniformEvaluator),
+            SearchParams { visits: 0, ..SearchParams::default() }
+        )
+        .is_err()
+    );
 }

@@ -3,9 +3,8 @@
 use std::time::Duration;
 use xq_core::{Color, Game, GameResult, GameRules, Move, Termination, notation::parse_move};
 use xq_play::{
-    AlphaBetaPlayer, DrawAdjudication, GameOptions, GameStart, GreedyPlayer, MatchConfig, MoveChoice,
-    Opening, Player, PlayerError, RandomPlayer, ResignAdjudication, Score, SearchLimits, play_game,
-    run_match, run_parallel,
+    AlphaBetaPlayer, DrawAdjudication, GameOptions, GameStart, GreedyPlayer, MoveChoice, Opening, Player,
+    PlayerError, RandomPlayer, ResignAdjudication, Score, SearchLimits, play_game,
 };
 
 /// Plays the first legal move, reporting a fixed score; or misbehaves on a chosen ply.
@@ -249,60 +248,54 @@ fn games_end_by_the_rules() {
     );
 }
 
-#[test]
-fn parallel_results_come_in_index_order() {
-    let squares = run_parallel(50, 4, |thread| thread, |_, i| i * i);
-    assert_eq!(squares, (0..50).map(|i| i * i).collect::<Vec<_>>());
-    assert!(run_parallel(0, 4, |_| (), |_, i| i).is_empty());
+/// Game pairs from each opening, `a` red in the first game of a pair, seeded by the game index.
+fn pairs(
+    openings: &[Opening],
+    mut a: impl Player,
+    mut b: impl Player,
+    options: impl Fn(u64) -> GameOptions,
+) -> Vec<xq_play::GameRecord> {
+    let mut records = Vec::new();
+    for (i, opening) in openings.iter().enumerate() {
+        for swap in [false, true] {
+            let game = 2 * i as u64 + u64::from(swap);
+            let (red, black): (&mut dyn Player, &mut dyn Player) =
+                if swap { (&mut b, &mut a) } else { (&mut a, &mut b) };
+            records.push(play_game(red, black, opening, GameRules::default(), &options(game)));
+        }
+    }
+    records
 }
 
 #[test]
-fn matches_are_reproducible_whatever_the_thread_count() {
-    let config = |threads| MatchConfig {
-        games: 6,
-        threads,
-        openings: Opening::random_set(3, 2, 4),
-        rules: GameRules::default(),
-        options: GameOptions { max_plies: Some(80), ..GameOptions::default() },
-        limits_a: SearchLimits::NONE,
-        limits_b: SearchLimits::NONE,
-        seed: 11,
-    };
-    let make_a = || Ok(Box::new(GreedyPlayer::new(1)) as Box<dyn Player>);
-    let make_b = || Ok(Box::new(RandomPlayer::new(2)) as Box<dyn Player>);
-    let one = run_match(&config(1), make_a, make_b).unwrap();
-    let three = run_match(&config(3), make_a, make_b).unwrap();
-    let essences = |m: &xq_play::MatchResult| m.records.iter().map(essence).collect::<Vec<_>>();
-    assert_eq!(essences(&one), essences(&three));
-    assert_eq!(one.tally_a, three.tally_a);
-    assert_eq!(one.tally_a.games(), 6);
-    for (i, r) in one.records.iter().enumerate() {
-        assert_eq!(r.game_index, i);
-        assert_eq!(r.player(if i % 2 == 0 { Color::Red } else { Color::Black }), "greedy");
-        assert_eq!(r.opening, config(1).openings[i / 2].name());
+fn a_reused_player_plays_each_game_as_if_new() {
+    let openings = Opening::random_set(3, 2, 4);
+    let options = |game| GameOptions { max_plies: Some(80), seed: 11 + game, ..GameOptions::default() };
+    let all = pairs(&openings, GreedyPlayer::new(1), RandomPlayer::new(2), options);
+    for (i, record) in all.iter().enumerate() {
+        let one = pairs(&openings[i / 2..=i / 2], GreedyPlayer::new(1), RandomPlayer::new(2), |g| {
+            options(g + (i / 2 * 2) as u64)
+        });
+        assert_eq!(essence(record), essence(&one[i % 2]), "game {i}");
+        assert_eq!(record.player(if i % 2 == 0 { Color::Red } else { Color::Black }), "greedy");
+        assert_eq!(record.opening, openings[i / 2].name());
     }
-    // A player that cannot be built is an error, not a game.
-    let broken = || Err(PlayerError::Crashed("cannot build".into()));
-    assert!(run_match(&config(2), make_a, broken).is_err());
 }
 
 #[test]
 fn alphabeta_beats_random() {
-    let config = MatchConfig {
-        games: 4,
-        threads: 2,
-        openings: Opening::random_set(2, 2, 8),
-        rules: GameRules::default(),
-        options: GameOptions { max_plies: Some(300), ..GameOptions::default() },
-        limits_a: SearchLimits::depth(2),
-        limits_b: SearchLimits::NONE,
-        seed: 3,
+    let options = |game| GameOptions {
+        max_plies: Some(300),
+        red_limits: if game % 2 == 0 { SearchLimits::depth(2) } else { SearchLimits::NONE },
+        black_limits: if game % 2 == 1 { SearchLimits::depth(2) } else { SearchLimits::NONE },
+        seed: 3 + game,
+        ..GameOptions::default()
     };
-    let result = run_match(
-        &config,
-        || Ok(Box::new(AlphaBetaPlayer::with_depth(2)) as Box<dyn Player>),
-        || Ok(Box::new(RandomPlayer::new(9)) as Box<dyn Player>),
-    )
-    .unwrap();
-    assert_eq!(result.tally_a.wins, 4, "{:?}", result.records.iter().map(|r| r.outcome).collect::<Vec<_>>());
+    let records =
+        pairs(&Opening::random_set(2, 2, 8), AlphaBetaPlayer::with_depth(2), RandomPlayer::new(9), options);
+    let wins = records
+        .iter()
+        .filter(|r| r.outcome.result.winner().is_some_and(|c| r.player(c) == "alphabeta-d2"))
+        .count();
+    assert_eq!(wins, 4, "{:?}", records.iter().map(|r| r.outcome).collect::<Vec<_>>());
 }

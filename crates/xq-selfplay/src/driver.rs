@@ -68,8 +68,6 @@ struct Slot {
     search: Search<ChaCha8Rng>,
     searching: bool,
     opening: Option<String>,
-    /// Plies of the opening, played before the search takes over (no samples for them).
-    opening_plies: usize,
     samples: Vec<Sample>,
     resign_allowed: bool,
     low_value_streak: [u32; 2],
@@ -92,7 +90,7 @@ pub fn run_selfplay(
     run: &SelfplayRun,
 ) -> Result<Summary, SelfplayError> {
     config.validate().map_err(SelfplayError::Config)?;
-    let rules = config.rules.game_rules().map_err(SelfplayError::Config)?;
+    let rules = config.rules;
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| SelfplayError::Io { path, source }
@@ -107,7 +105,7 @@ pub fn run_selfplay(
     let started = Instant::now();
 
     let mut queue = pending.into_iter();
-    let mut slots: Vec<Option<Slot>> = (0..config.selfplay.concurrent_games).map(|_| None).collect();
+    let mut slots: Vec<Option<Slot>> = (0..config.selfplay.concurrency).map(|_| None).collect();
     let mut finished: Vec<(GameRecord, Vec<Sample>)> = Vec::new();
     let mut next_shard = resume.next_shard;
     let mut shards_written = 0u64;
@@ -218,11 +216,11 @@ fn new_slot(
 ) -> Result<Slot, SelfplayError> {
     let seed = derive_seed(config.selfplay.seed, game_id);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let (game, opening, opening_plies) = if run.openings.is_empty() {
-        (Game::new(xq_core::Position::startpos(), rules), None, 0)
+    let (game, opening) = if run.openings.is_empty() {
+        (Game::new(xq_core::Position::startpos(), rules), None)
     } else {
         let o = &run.openings[rng.random_range(0..run.openings.len())];
-        (o.game(rules), Some(o.name().to_string()), o.moves().len())
+        (o.game(rules), Some(o.name().to_string()))
     };
     let resign = &config.selfplay.resign;
     let resign_allowed = resign.enabled && rng.random::<f32>() >= resign.no_resign_fraction;
@@ -236,7 +234,6 @@ fn new_slot(
         search,
         searching: false,
         opening,
-        opening_plies,
         samples: Vec::new(),
         resign_allowed,
         low_value_streak: [0; 2],
@@ -269,12 +266,16 @@ fn play_searched_move(
         wdl_target: [0.0; 3],
         termination: Termination::MaxLength,
         article: String::new(),
-        repetitions: s.game.occurrences().min(u8::MAX as usize) as u8,
-        plies_since_capture: s.game.capture_clock().min(u32::from(u16::MAX)) as u16,
+        // Set from the game below.
+        repetitions: 0,
+        plies_since_capture: 0,
+        limit_plies: 0,
+        move_limit_plies: 0,
         model_id: provenance.model_id.to_string(),
         config_hash: provenance.config_hash.to_string(),
         seed: s.seed,
     });
+    s.samples.last_mut().expect("pushed").set_history(&s.game);
 
     let resign = &config.selfplay.resign;
     let mut resigned = false;
@@ -300,7 +301,7 @@ fn play_searched_move(
     if let Some(outcome) = s.game.outcome() {
         return Ok(Some(outcome));
     }
-    if s.game.ply() - s.opening_plies >= config.selfplay.max_plies as usize {
+    if s.game.ply() >= config.selfplay.max_plies as usize {
         return Ok(Some(Outcome::new(GameResult::Draw, Termination::MaxLength, "")));
     }
     s.search.advance(result.chosen).map_err(|source| SelfplayError::Search { game_id: s.game_id, source })?;

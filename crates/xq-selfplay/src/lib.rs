@@ -13,8 +13,6 @@ mod config;
 mod driver;
 mod summary;
 
-pub use config::{
-    BuiltinEvaluator, ConfigError, ResignConfig, RulesConfig, SelfplayConfig, SelfplaySection, fnv1a64,
-};
+pub use config::{BuiltinEvaluator, ConfigError, ResignConfig, SelfplayConfig, SelfplaySection};
 pub use driver::{SelfplayError, SelfplayRun, run_selfplay};
 pub use summary::Summary;

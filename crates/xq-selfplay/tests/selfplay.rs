@@ -23,10 +23,10 @@ min_ply = 10
 no_resign_fraction = 0.5
 [search]
 algorithm = "gumbel"
-simulations = 16
+visits = 16
 gumbel_m = 4
 full_search_probability = 0.5
-fast_simulations = 4
+fast_visits = 4
 "#;
     SelfplayConfig::from_toml(text, Path::new("test.toml")).unwrap()
 }
@@ -82,7 +82,7 @@ fn games_that_end_in_the_same_round_are_all_written() {
     // worth at once, which must all reach the disk.
     let mut config = tiny_config();
     config.selfplay.games = 5;
-    config.selfplay.concurrent_games = 5;
+    config.selfplay.concurrency = 5;
     config.selfplay.max_plies = 12;
     config.selfplay.resign.enabled = false;
     let dir = tempfile::tempdir().unwrap();
@@ -122,7 +122,7 @@ fn every_game_replays_legally_and_its_result_is_the_rules_verdict() {
     let config = tiny_config();
     let summary = run(&config, dir.path(), None);
     assert_eq!(summary.games_played, 6);
-    let rules = config.rules.game_rules().unwrap();
+    let rules = config.rules.clone();
     let samples = read_samples_dir(dir.path()).unwrap().rows;
     for record in games_by_id(dir.path()).values() {
         let start = Position::from_fen(&record.start_fen).unwrap();
@@ -191,7 +191,7 @@ max_plies = 40
 games_per_shard = 1
 [search]
 algorithm = "puct"
-simulations = 64
+visits = 64
 dirichlet_fraction = 0.0
 temperature_plies = 0
 "#;

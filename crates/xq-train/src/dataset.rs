@@ -8,13 +8,15 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
+use xq_core::HistoryFeatures;
 use xq_core::Position;
 use xq_data::{ReplayWindow, Sample, ShardFile, WindowShard};
 use xq_nn::encoding::{BOARD_COLS, BOARD_ROWS, mirror_planes};
-use xq_nn::{HistoryFeatures, INPUT_PLANES, INPUT_SIZE, POLICY_SIZE, TrainBatch, encode_position};
+use xq_nn::{INPUT_PLANES, INPUT_SIZE, POLICY_SIZE, TrainBatch, encode_position};
 
-use crate::config::{DataSection, fnv1a64};
+use crate::config::DataSection;
 use crate::error::TrainError;
+use xq_core::seed::fnv1a64;
 
 /// A shard slice of the window, as recorded in the training state so that a resumed run reads
 /// exactly the samples the run started with (even if newer shards appeared since).
@@ -40,18 +42,6 @@ struct PreparedSample {
     wdl: [f32; 3],
     policy_weight: f32,
     value_weight: f32,
-}
-
-/// The network's history features of a stored sample. `Sample::repetitions` counts this
-/// occurrence too (1 = first time, `docs/DATA.md`), while the network's feature counts earlier
-/// occurrences (`HistoryFeatures::from_game` uses `occurrences() - 1`), hence the `- 1`: the
-/// training inputs must be the ones the search will feed the network.
-pub fn sample_history(sample: &Sample, move_limit_plies: u32) -> HistoryFeatures {
-    HistoryFeatures {
-        earlier_occurrences: sample.repetitions.saturating_sub(1),
-        limit_plies: u32::from(sample.plies_since_capture),
-        move_limit_plies,
-    }
 }
 
 /// The training samples of a run.
@@ -299,7 +289,7 @@ fn prepare_one(sample: &Sample, data: &DataSection, weight: f32) -> Result<Prepa
     }
     let wdl = sample.wdl_target.map(|v| v / wdl_mass);
     Ok(PreparedSample {
-        history: sample_history(sample, data.move_limit_plies),
+        history: sample.history_features(),
         position,
         policy,
         wdl,
@@ -478,6 +468,8 @@ mod tests {
             article: String::new(),
             repetitions: 2,
             plies_since_capture: 60,
+            limit_plies: 60,
+            move_limit_plies: 120,
             model_id: "m".into(),
             config_hash: "c".into(),
             seed: 1,

@@ -21,7 +21,7 @@ pub mod run;
 pub mod state;
 
 pub use config::{DataSection, OptimizerSection, ScheduleKind, TrainConfig, TrainSection};
-pub use dataset::{DataCursor, Dataset, RecordedShard, RngState, Sampler, sample_history};
+pub use dataset::{DataCursor, Dataset, RecordedShard, RngState, Sampler};
 pub use error::TrainError;
 pub use metrics::MetricsRow;
 pub use run::{TrainRun, TrainSummary, train};

@@ -7,7 +7,6 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::error::{TrainError, io_err};
-use crate::state::write_atomic;
 
 /// The CSV header.
 pub const CSV_HEADER: &str =
@@ -147,7 +146,7 @@ pub fn truncate_after(path: &Path, step: u64) -> Result<Vec<MetricsRow>, TrainEr
         text.push_str(&row.csv());
         text.push('\n');
     }
-    write_atomic(path, text.as_bytes())?;
+    xq_files::write_atomic(path, text.as_bytes()).map_err(io_err(path))?;
     Ok(rows)
 }
 
@@ -165,7 +164,7 @@ pub fn plot_losses(rows: &[MetricsRow], title: &str, path: &Path) -> Result<(), 
         return Ok(());
     }
     let svg = draw(rows, title).map_err(|message| TrainError::Plot { path: path.to_path_buf(), message })?;
-    write_atomic(path, svg.as_bytes())
+    xq_files::write_atomic(path, svg.as_bytes()).map_err(io_err(path))
 }
 
 /// A plotted curve: its legend, colour and value.

@@ -8,11 +8,13 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use xq_nn::{PolicyValueNet, Trainer, load_checkpoint, save_checkpoint};
 
-use crate::config::{TrainConfig, fnv1a64};
+use crate::config::TrainConfig;
 use crate::dataset::{Dataset, Sampler};
 use crate::error::{TrainError, io_err};
 use crate::metrics::{self, Accumulator, MetricsRow};
-use crate::state::{RunLayout, STATE_FORMAT, TrainState, write_atomic};
+use crate::state::{RunLayout, STATE_FORMAT, TrainState};
+use xq_core::GameRules;
+use xq_core::seed::fnv1a64_hex;
 
 /// What to train on and where to write.
 #[derive(Clone, Debug, Default)]
@@ -34,6 +36,9 @@ pub struct TrainRun {
     /// the state on disk is that of the newest checkpoint at or before it, and the summary names
     /// that checkpoint (an empty path if there is none yet). For tests of resume.
     pub stop_after_steps: Option<u64>,
+    /// The rules the samples were played under. They are recorded in every checkpoint, so that
+    /// a player built from it (`xq engine`) plays the rules its features were normalised by.
+    pub rules: Option<GameRules>,
 }
 
 /// The outcome of a run.
@@ -261,7 +266,8 @@ fn fresh_session(
     let sampler = Sampler::new(dataset.len(), config.train.seed, config.data.mirror);
     let text = toml::to_string_pretty(config)
         .map_err(|e| TrainError::Config { path: layout.config(), message: e.to_string() })?;
-    write_atomic(&layout.config(), text.as_bytes())?;
+    let path = layout.config();
+    xq_files::write_atomic(&path, text.as_bytes()).map_err(io_err(&path))?;
     Ok(Session {
         trainer,
         sampler,
@@ -330,7 +336,7 @@ fn resume_session(
     }
     let optimizer_path = layout.dir.join(&state.optimizer_file);
     let optimizer = fs::read(&optimizer_path).map_err(io_err(&optimizer_path))?;
-    let hash = format!("{:016x}", fnv1a64(&optimizer));
+    let hash = fnv1a64_hex(&optimizer);
     if hash != state.optimizer_hash {
         return Err(TrainError::State {
             path: optimizer_path,
@@ -367,10 +373,10 @@ fn save_state(
 ) -> Result<(PathBuf, String), TrainError> {
     let step = session.trainer.steps();
     let stem = layout.checkpoint_stem(step);
-    let meta = save_checkpoint(&session.trainer.inference_net(), &stem, step)?;
+    let meta = save_checkpoint(&session.trainer.inference_net(), &stem, step, run.rules.clone())?;
     let optimizer = session.trainer.optimizer_state()?;
     let optimizer_path = layout.optimizer_file(step);
-    write_atomic(&optimizer_path, &optimizer)?;
+    xq_files::write_atomic(&optimizer_path, &optimizer).map_err(io_err(&optimizer_path))?;
     let relative =
         |p: &Path| p.strip_prefix(&layout.dir).map(Path::to_path_buf).unwrap_or_else(|_| p.to_path_buf());
     let state = TrainState {
@@ -379,7 +385,7 @@ fn save_state(
         checkpoint: relative(&stem),
         model_id: meta.model_id.clone(),
         optimizer_file: relative(&optimizer_path),
-        optimizer_hash: format!("{:016x}", fnv1a64(&optimizer)),
+        optimizer_hash: fnv1a64_hex(&optimizer),
         cursor: session.sampler.cursor(),
         rng: session.sampler.rng_state(),
         config_hash: config.hash(),

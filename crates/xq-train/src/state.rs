@@ -154,15 +154,6 @@ impl TrainState {
     pub fn save(&self, path: &Path) -> Result<(), TrainError> {
         let json = serde_json::to_vec_pretty(self)
             .map_err(|e| TrainError::State { path: path.to_path_buf(), message: e.to_string() })?;
-        write_atomic(path, &json)
+        xq_files::write_atomic(path, &json).map_err(io_err(path))
     }
-}
-
-/// Replaces `path` with `bytes` through a temporary file in the same folder, synced, and a
-/// rename ([`xq_files::write_atomic`]).
-///
-/// # Errors
-/// [`TrainError::Io`].
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), TrainError> {
-    xq_files::write_atomic(path, bytes).map_err(io_err(path))
 }

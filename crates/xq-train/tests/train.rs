@@ -200,7 +200,7 @@ fn mirroring_keeps_the_policy_on_legal_moves_of_the_mirrored_position() {
             }
             // The inputs are the mirrored position's encoding.
             let mut planes = [0.0f32; xq_nn::INPUT_SIZE];
-            let history = xq_train::sample_history(&samples[i], 120);
+            let history = samples[i].history_features();
             xq_nn::encode_position(&pos, &history, &mut planes);
             let encoded = batch.inputs.index_axis(ndarray::Axis(0), k);
             assert!(encoded.iter().zip(planes.iter()).all(|(a, b)| a == b), "sample {i} mirrored={mirrored}");

@@ -5,26 +5,7 @@
 use xq_core::{Color, Game, GameResult, GameRules, Move, Outcome, Position, RuleSet, Termination};
 use xq_data::{GameRecord, Sample};
 
-/// A small deterministic generator (SplitMix64), so the tests need no rand dependency.
-pub struct SplitMix(pub u64);
-
-impl SplitMix {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    pub fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
+use xq_testkit::SplitMix64;
 
 /// What the game loop records per position: FEN, policy, move played, repetitions, full
 /// search, root visits.
@@ -32,7 +13,7 @@ type Step = (String, Vec<(Move, f32)>, Move, u8, bool, u32);
 
 /// One random game (at most `max_plies`) and its samples.
 pub fn random_game(game_id: u64, seed: u64, max_plies: usize) -> (GameRecord, Vec<Sample>) {
-    let mut rng = SplitMix(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut game = Game::new(Position::startpos(), GameRules::default());
     let mut steps: Vec<Step> = Vec::new();
     let outcome = loop {
@@ -43,7 +24,7 @@ pub fn random_game(game_id: u64, seed: u64, max_plies: usize) -> (GameRecord, Ve
             break Outcome::new(GameResult::Draw, Termination::MaxLength, "");
         }
         let moves = game.position().legal_moves();
-        let weights: Vec<f32> = moves.iter().map(|_| rng.unit() + 0.01).collect();
+        let weights: Vec<f32> = moves.iter().map(|_| rng.unit_f32() + 0.01).collect();
         let total: f32 = weights.iter().sum();
         let policy: Vec<(Move, f32)> = moves.iter().zip(&weights).map(|(&m, &w)| (m, w / total)).collect();
         let played = moves[rng.below(moves.len())];
@@ -59,7 +40,7 @@ pub fn random_game(game_id: u64, seed: u64, max_plies: usize) -> (GameRecord, Ve
             let pos = game.positions()[ply];
             let mover = pos.side_to_move();
             let result = outcome.result.score_for(mover);
-            let w = rng.unit();
+            let w = rng.unit_f32();
             Sample {
                 game_id,
                 ply: ply as u16,
@@ -77,6 +58,8 @@ pub fn random_game(game_id: u64, seed: u64, max_plies: usize) -> (GameRecord, Ve
                 article: outcome.article.to_string(),
                 repetitions,
                 plies_since_capture: (rng.below(60)) as u16,
+                limit_plies: (rng.below(60)) as u16,
+                move_limit_plies: 120,
                 model_id: "model-3f2a".to_string(),
                 config_hash: "cfg-91c0".to_string(),
                 seed,

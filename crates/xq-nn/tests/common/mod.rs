@@ -1,29 +1,3 @@
-//! Seeded random games for the tests.
+//! Seeded random games for the tests (xq-testkit's, one generator for the workspace).
 
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-use xq_core::{Game, GameRules, Position};
-use xq_nn::HistoryFeatures;
-
-/// Positions (with history features) of `games` random games of at most `max_plies` plies,
-/// every game from `seed`.
-pub fn random_positions(seed: u64, games: usize, max_plies: usize) -> Vec<(Position, HistoryFeatures)> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut out = Vec::new();
-    for _ in 0..games {
-        let mut game = Game::new(Position::startpos(), GameRules::default());
-        for _ in 0..max_plies {
-            out.push((*game.position(), HistoryFeatures::from_game(&game)));
-            if game.outcome().is_some() {
-                break;
-            }
-            let moves = game.position().legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            let mv = moves[rng.random_range(0..moves.len())];
-            game.play_unchecked(mv);
-        }
-    }
-    out
-}
+pub use xq_testkit::game_positions as random_positions;

@@ -2,9 +2,9 @@
 
 use super::eval::material_for;
 use crate::player::{GameStart, MoveChoice, Player, PlayerError, Score, SearchLimits};
-use crate::runner::derive_seed;
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
+use xq_core::seed::derive_seed;
 use xq_core::{Game, GameResult, MoveList};
 
 fn no_move(game: &Game) -> PlayerError {

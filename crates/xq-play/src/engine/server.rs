@@ -37,11 +37,11 @@
 
 use super::{Protocol, format_move, parse_move};
 use crate::player::{GameStart, MoveChoice, Player, Score, SearchLimits};
-use crate::runner::derive_seed;
 use std::io::{BufRead, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
 use thiserror::Error;
+use xq_core::seed::derive_seed;
 use xq_core::{Game, GameRules, Move, START_FEN};
 
 /// Moves to go assumed for a clock without `movestogo`.
@@ -642,8 +642,12 @@ mod tests {
 
     fn mcts() -> Box<dyn Player> {
         Box::new(
-            MctsPlayer::new("mcts", Box::new(MaterialEvaluator::default()), SearchParams::default(), 16)
-                .unwrap(),
+            MctsPlayer::new(
+                "mcts",
+                Box::new(MaterialEvaluator::default()),
+                SearchParams { visits: 16, ..SearchParams::default() },
+            )
+            .unwrap(),
         )
     }
 

@@ -3,12 +3,13 @@
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
-use xq_core::{Color, Game, GameRules, Position, Termination};
+use xq_core::{Color, Game, GameRules, Position};
 use xq_data::{Sample, SampleWriter, WriterOptions};
 
 /// Samples of `games` random games of at most `plies` plies each: policy 0.8 on one random
 /// legal move and 0.2 on another, WDL one-hot of a random result, every fourth sample a fast
 /// search.
+#[allow(dead_code)] // each test binary uses its own part of this module
 pub fn synthetic_samples(seed: u64, games: usize, plies: usize) -> Vec<Sample> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut out = Vec::new();
@@ -35,27 +36,13 @@ pub fn synthetic_samples(seed: u64, games: usize, plies: usize) -> Vec<Sample> {
             let result = if side == Color::Red { red_result } else { -red_result };
             let mut wdl = [0.0f32; 3];
             wdl[(1 - result) as usize] = 1.0;
-            out.push(Sample {
-                game_id,
-                ply: game.ply() as u16,
-                fen: game.fen(),
-                board: *pos.board_codes(),
-                side_to_move: side,
-                policy,
-                full_search: out.len() % 4 != 3,
-                root_wdl: [0.3, 0.4, 0.3],
-                root_visits: 32,
-                move_played: moves[first],
-                result,
-                wdl_target: wdl,
-                termination: Termination::MaxLength,
-                article: String::new(),
-                repetitions: game.occurrences().min(255) as u8,
-                plies_since_capture: game.capture_clock().min(u32::from(u16::MAX)) as u16,
-                model_id: "synthetic".into(),
-                config_hash: "test".into(),
-                seed,
-            });
+            let mut sample = xq_testkit::sample_at(&game, moves[first], game_id);
+            sample.policy = policy;
+            sample.full_search = out.len() % 4 != 3;
+            sample.result = result;
+            sample.wdl_target = wdl;
+            sample.seed = seed;
+            out.push(sample);
             game.play_unchecked(moves[first]);
         }
     }

@@ -1,10 +1,10 @@
 //! Recomputes the FEN of every entry of `data/openings/openings.json` from its moves and
-//! writes the book back: `cargo run --release -p xq-eval --example write_openings [PATH]`.
+//! writes the book back: `cargo run --release -p xq-play --example write_openings [PATH]`.
 //! Edit names and moves by hand, then run this; `tests/openings_book.rs` checks the result.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use xq_eval::openings::{BOOK_PATH, Book};
+use xq_play::{BOOK_PATH, Book};
 
 fn main() -> ExitCode {
     let path = std::env::args().nth(1).map_or_else(

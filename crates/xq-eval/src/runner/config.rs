@@ -1,0 +1,258 @@
+//! An event's configuration (`configs/eval-*.toml`): the format, the rules, adjudication, the
+//! players' limits and the outputs.
+
+use crate::events::{Event, EventConfig, Format};
+use crate::runner::RunError;
+use crate::runner::players::PlayerSpec;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use xq_core::GameRules;
+use xq_play::{Book, DrawAdjudication, GameOptions, ResignAdjudication, SearchLimits};
+
+/// `[adjudication]`: how the runner ends games the rules have not ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Adjudication {
+    /// Games still running after this many plies, counted from the start position (an
+    /// opening's moves included), are drawn (`max_length`); 0 for no cap. Default
+    /// [`xq_play::DEFAULT_MAX_PLIES`].
+    pub max_plies: u32,
+    /// Resign adjudication, off when absent.
+    pub resign: Option<ResignAdjudication>,
+    /// Draw adjudication, off when absent.
+    pub draw: Option<DrawAdjudication>,
+    /// Margin over a `movetime` limit before an in-process player loses on time, in ms; never
+    /// when absent.
+    pub time_margin_ms: Option<u64>,
+}
+
+impl Default for Adjudication {
+    fn default() -> Self {
+        Adjudication { max_plies: xq_play::DEFAULT_MAX_PLIES, resign: None, draw: None, time_margin_ms: None }
+    }
+}
+
+impl Adjudication {
+    /// The runner's options (limits, seed and index are set per game).
+    pub fn options(&self) -> GameOptions {
+        GameOptions {
+            max_plies: (self.max_plies > 0).then_some(self.max_plies),
+            resign: self.resign,
+            draw: self.draw,
+            time_margin: self.time_margin_ms.map(Duration::from_millis),
+            ..GameOptions::default()
+        }
+    }
+}
+
+/// How much a player may search per move: `[limits]` for every player of an event, and the
+/// same keys on a `[[players]]` entry for that player alone (the player's own win). Each
+/// player uses those that apply to it: tree search visits and time, alpha-beta depth, nodes
+/// and time, engines depth, nodes and time. Equal `movetime_ms` for everyone is how strength
+/// is compared at equal time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    /// Tree-search visits per move.
+    pub visits: Option<u32>,
+    /// Milliseconds per move.
+    pub movetime_ms: Option<u64>,
+    /// Search depth in plies.
+    pub depth: Option<u32>,
+    /// Nodes per move.
+    pub nodes: Option<u64>,
+}
+
+/// `800 visits, 200 ms/move`; `no limit` when none is set.
+impl std::fmt::Display for Limits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(v) = self.visits {
+            parts.push(format!("{v} visits"));
+        }
+        if let Some(ms) = self.movetime_ms {
+            parts.push(format!("{ms} ms/move"));
+        }
+        if let Some(d) = self.depth {
+            parts.push(format!("depth {d}"));
+        }
+        if let Some(n) = self.nodes {
+            parts.push(format!("{n} nodes"));
+        }
+        if parts.is_empty() { f.write_str("no limit") } else { f.write_str(&parts.join(", ")) }
+    }
+}
+
+impl Limits {
+    /// These limits, with `defaults` where these leave a key unset.
+    pub fn or(self, defaults: Limits) -> Limits {
+        Limits {
+            visits: self.visits.or(defaults.visits),
+            movetime_ms: self.movetime_ms.or(defaults.movetime_ms),
+            depth: self.depth.or(defaults.depth),
+            nodes: self.nodes.or(defaults.nodes),
+        }
+    }
+
+    /// As the runner gives them to a player.
+    pub fn search_limits(self) -> SearchLimits {
+        SearchLimits {
+            depth: self.depth,
+            nodes: self.nodes,
+            movetime: self.movetime_ms.map(Duration::from_millis),
+            visits: self.visits,
+        }
+    }
+
+    fn check(&self, whose: &str) -> Result<(), String> {
+        if self.visits == Some(0)
+            || self.movetime_ms == Some(0)
+            || self.depth == Some(0)
+            || self.nodes == Some(0)
+        {
+            return Err(format!("{whose}: visits, movetime_ms, depth and nodes must be at least 1"));
+        }
+        Ok(())
+    }
+}
+
+/// What the PGN writes as a comment after each move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MoveComments {
+    /// The move in Chinese notation (炮二平五).
+    #[default]
+    Chinese,
+    /// No comments.
+    None,
+}
+
+/// `[output]`: output settings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OutputSettings {
+    /// Move comments in the PGN.
+    pub pgn_comments: MoveComments,
+    /// The PGN `Site` tag.
+    pub site: String,
+}
+
+impl Default for OutputSettings {
+    fn default() -> Self {
+        OutputSettings { pgn_comments: MoveComments::Chinese, site: "xq eval".to_string() }
+    }
+}
+
+fn default_concurrency() -> usize {
+    1
+}
+
+/// An event's whole configuration, as read from `configs/eval-*.toml`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    /// The event's name (PGN `Event`).
+    pub name: String,
+    /// Seed of the opening order and of every game.
+    #[serde(default)]
+    pub seed: u64,
+    /// Games played at once.
+    #[serde(default = "default_concurrency")]
+    pub concurrency: usize,
+    /// Openings of the book to use (`0`: the initial position only); the whole book when absent.
+    #[serde(default)]
+    pub openings: Option<usize>,
+    /// An opening book file; the bundled `data/openings/openings.json` when absent.
+    #[serde(default)]
+    pub book: Option<PathBuf>,
+    /// The format.
+    pub format: Format,
+    /// `[rules]`: xq-core's rules.
+    #[serde(default)]
+    pub rules: GameRules,
+    /// `[adjudication]`.
+    #[serde(default)]
+    pub adjudication: Adjudication,
+    /// `[limits]`: every player's limits per move, unless its own entry sets them.
+    #[serde(default)]
+    pub limits: Limits,
+    /// `[output]`.
+    #[serde(default)]
+    pub output: OutputSettings,
+    /// The players, in event order (player 0 is the candidate of an SPRT, gate or gauntlet).
+    pub players: Vec<PlayerSpec>,
+}
+
+impl RunConfig {
+    /// Parses and checks a TOML configuration. Unknown keys are errors naming the key.
+    pub fn from_toml(text: &str) -> Result<RunConfig, RunError> {
+        let config: RunConfig = toml::from_str(text).map_err(|e| RunError::Config(e.to_string()))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Loads and checks a TOML configuration file.
+    pub fn load(path: &Path) -> Result<RunConfig, RunError> {
+        let text = std::fs::read_to_string(path).map_err(crate::runner::io_error(path))?;
+        RunConfig::from_toml(&text).map_err(|e| match e {
+            RunError::Config(m) => RunError::Config(format!("{}: {m}", path.display())),
+            other => other,
+        })
+    }
+
+    /// Checks what serde cannot: unique names, positive budgets, a consistent event.
+    pub fn validate(&self) -> Result<(), RunError> {
+        let bad = |m: String| Err(RunError::Config(m));
+        if self.concurrency == 0 {
+            return bad("concurrency must be at least 1".into());
+        }
+        self.limits.check("limits").map_err(RunError::Config)?;
+        let mut names = BTreeSet::new();
+        for p in &self.players {
+            if p.name().is_empty() {
+                return bad("a player has an empty name".into());
+            }
+            if !names.insert(p.name()) {
+                return bad(format!("player name {:?} appears twice", p.name()));
+            }
+            p.validate().map_err(RunError::Config)?;
+        }
+        self.rules.validate().map_err(|e| RunError::Config(e.to_string()))?;
+        // The format and players only: the book is read when the event runs.
+        Event::new(self.event_config(1))?;
+        Ok(())
+    }
+
+    /// The event's configuration with a book of `book_len` openings.
+    pub fn event_config(&self, book_len: usize) -> EventConfig {
+        EventConfig {
+            name: self.name.clone(),
+            players: self.players.iter().map(|p| p.name().to_string()).collect(),
+            format: self.format.clone(),
+            openings: self.openings.unwrap_or(book_len).min(book_len),
+            seed: self.seed,
+        }
+    }
+
+    /// The most games the event can have (SPRT: its maximum; Swiss: every round full).
+    pub fn max_games(&self) -> usize {
+        let n = self.players.len();
+        match &self.format {
+            Format::Gauntlet { pairs } => 2 * *pairs as usize * n.saturating_sub(1),
+            Format::RoundRobin { cycles } => *cycles as usize * n * n.saturating_sub(1),
+            Format::Swiss { rounds, paired } => *rounds as usize * (n / 2) * if *paired { 2 } else { 1 },
+            Format::Sprt { max_pairs, .. } => 2 * *max_pairs as usize,
+            Format::Gate { pairs, .. } => 2 * *pairs as usize,
+        }
+    }
+
+    /// The opening book: the configured file, or the bundled one.
+    pub(crate) fn load_book(&self) -> Result<Book, RunError> {
+        Ok(match &self.book {
+            Some(path) => Book::load(path)?,
+            None => Book::bundled(),
+        })
+    }
+}

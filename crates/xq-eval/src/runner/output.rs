@@ -1,0 +1,122 @@
+//! What a finished (or interrupted) event leaves in its output directory: the games as PGN, the
+//! JSON report, the Markdown summary and the rating ladder chart.
+
+use crate::events::Event;
+use crate::pgn::{PgnGame, PgnHeader};
+use crate::plot::rating_ladder_svg;
+use crate::report::{EventReport, PlayerSpeed};
+use crate::runner::config::{MoveComments, RunConfig};
+use crate::runner::journal::{JOURNAL_FILE, JournalEntry, PlayerUsage};
+use crate::runner::{RunError, io_error};
+use std::path::Path;
+use xq_core::GameRules;
+
+/// The games in Xiangqi PGN.
+pub const PGN_FILE: &str = "games.pgn";
+/// The JSON report.
+pub const REPORT_JSON_FILE: &str = "report.json";
+/// The Markdown summary.
+pub const REPORT_MD_FILE: &str = "report.md";
+/// The rating ladder chart.
+pub const LADDER_SVG_FILE: &str = "ladder.svg";
+
+/// Writes `games.pgn`, `report.json`, `report.md` and `ladder.svg`; returns the report.
+pub(crate) fn write_outputs(
+    config: &RunConfig,
+    event: &Event,
+    entries: &[JournalEntry],
+    out_dir: &Path,
+) -> Result<EventReport, RunError> {
+    let mut sorted: Vec<&JournalEntry> = entries.iter().collect();
+    sorted.sort_by_key(|e| e.record.game);
+    let date = chrono::Utc::now().format("%Y.%m.%d").to_string();
+    let mut pgn = String::new();
+    for e in sorted {
+        pgn.push_str(&pgn_of(config, config.rules, e, &date)?.write());
+    }
+    let write = |name: &str, text: &str| {
+        let path = out_dir.join(name);
+        xq_files::write_atomic(&path, text.as_bytes()).map_err(io_error(&path))
+    };
+    write(PGN_FILE, &pgn)?;
+    let mut report = EventReport::from_event(event);
+    report.speed = player_speeds(config, entries);
+    let json = serde_json::to_string_pretty(&report).map_err(|e| RunError::Worker(format!("report: {e}")))?;
+    write(REPORT_JSON_FILE, &(json + "\n"))?;
+    write(REPORT_MD_FILE, &report.to_markdown())?;
+    let ladder = report.ladder();
+    if !ladder.is_empty() {
+        rating_ladder_svg(
+            &ladder,
+            &format!("{}: Elo against the field (95%)", config.name),
+            &out_dir.join(LADDER_SVG_FILE),
+        )?;
+    }
+    Ok(report)
+}
+
+/// Each player's time and nodes over the journal's games, in player order.
+fn player_speeds(config: &RunConfig, entries: &[JournalEntry]) -> Vec<PlayerSpeed> {
+    let mut totals = vec![PlayerUsage::default(); config.players.len()];
+    for e in entries {
+        for (player, usage) in [(e.record.red, &e.usage[0]), (e.record.black, &e.usage[1])] {
+            if let Some(total) = totals.get_mut(player) {
+                total.add(usage);
+            }
+        }
+    }
+    config
+        .players
+        .iter()
+        .zip(totals)
+        .map(|(p, u)| PlayerSpeed {
+            name: p.name().to_string(),
+            moves: u.moves,
+            seconds_per_move: (u.moves > 0).then(|| u.seconds / f64::from(u.moves)),
+            nodes_per_move: (u.moves > 0 && u.nodes > 0).then(|| u.nodes as f64 / f64::from(u.moves)),
+            nodes_per_second: u.nodes_per_second(),
+        })
+        .collect()
+}
+
+/// A journal entry as a PGN game, moves replayed by xq-core for the Chinese comments.
+pub fn pgn_of(
+    config: &RunConfig,
+    rules: GameRules,
+    e: &JournalEntry,
+    date: &str,
+) -> Result<PgnGame, RunError> {
+    let bad = |m: String| RunError::Journal {
+        path: JOURNAL_FILE.into(),
+        line: e.record.game as usize + 1,
+        message: m,
+    };
+    let mut game = xq_core::Game::from_fen(&e.start_fen, rules).map_err(|x| bad(x.to_string()))?;
+    let mut comments = Vec::with_capacity(e.moves.len());
+    for &mv in &e.moves {
+        comments.push(xq_core::notation::chinese(game.position(), mv));
+        game.play(mv).map_err(|x| bad(x.to_string()))?;
+    }
+    if config.output.pgn_comments == MoveComments::None {
+        comments.clear();
+    }
+    let outcome = e.record.outcome;
+    let header = PgnHeader {
+        event: config.name.clone(),
+        site: config.output.site.clone(),
+        date: date.to_string(),
+        round: e.record.round.to_string(),
+        red: e.red.clone(),
+        black: e.black.clone(),
+        fen: Some(e.start_fen.clone()),
+        termination: outcome.map(|o| o.reason.name().to_string()),
+        article: outcome.map(|o| o.article.to_string()).filter(|a| !a.is_empty()),
+        opening: e.opening_name.clone(),
+    };
+    let mut pgn = PgnGame::from_game(&header, &game, &comments, Some(e.record.result));
+    pgn.tags.push(("GameNumber".into(), e.record.game.to_string()));
+    if let Some(note) = &e.note {
+        pgn.tags.push(("TerminationDetails".into(), note.clone()));
+    }
+    Ok(pgn)
+}

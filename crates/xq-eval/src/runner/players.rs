@@ -1,0 +1,271 @@
+//! The players of an event (`[[players]]`) and how they are built: baselines, tree search over
+//! any [`EvaluatorSpec`] with any [`SearchParams`], and external engines.
+
+use crate::runner::config::Limits;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use xq_mcts::{SearchParams, SharedEvaluator};
+use xq_nn::EvaluatorSpec;
+use xq_play::{
+    AlphaBetaConfig, AlphaBetaPlayer, Engine, EngineConfig, GreedyPlayer, MctsPlayer, Player, PlayerError,
+    Protocol, RandomPlayer,
+};
+
+/// An external engine.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineSpec {
+    /// The player's name in the event.
+    pub name: String,
+    /// The program.
+    pub command: PathBuf,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// `setoption` name/value pairs.
+    #[serde(default)]
+    pub options: BTreeMap<String, String>,
+    /// `UCI_Variant` to select (UCI), e.g. `xiangqi`.
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// Depth per move.
+    #[serde(default)]
+    pub depth: Option<u32>,
+    /// Nodes per move.
+    #[serde(default)]
+    pub nodes: Option<u64>,
+    /// Milliseconds per move.
+    #[serde(default)]
+    pub movetime_ms: Option<u64>,
+}
+
+/// One `[[players]]` entry.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum PlayerSpec {
+    /// Uniformly random legal moves.
+    Random {
+        /// The player's name in the event.
+        name: String,
+    },
+    /// One-ply material greedy ([`GreedyPlayer`]).
+    Greedy {
+        /// The player's name in the event.
+        name: String,
+    },
+    /// The alpha-beta baseline ([`AlphaBetaPlayer`]).
+    Alphabeta {
+        /// The player's name in the event.
+        name: String,
+        /// Depth per move (the player's default when absent).
+        #[serde(default)]
+        depth: Option<u32>,
+        /// Nodes per move.
+        #[serde(default)]
+        nodes: Option<u64>,
+        /// Milliseconds per move.
+        #[serde(default)]
+        movetime_ms: Option<u64>,
+    },
+    /// Tree search ([`MctsPlayer`]) over a built-in evaluator or a trained network, searching
+    /// as `search` says: the `[search]` table self-play uses, so a network is judged with the
+    /// search that made its data.
+    Mcts {
+        /// The player's name in the event.
+        name: String,
+        /// `"uniform"`, `"material"` or `{ kind = "checkpoint", path = "…", device = "cpu" }`.
+        evaluator: EvaluatorSpec,
+        /// The search (xq-mcts's parameters; made deterministic for matches). Defaults to
+        /// `SearchParams::default()`.
+        #[serde(default)]
+        search: Option<SearchParams>,
+        /// Visits per move (`search.visits` when absent).
+        #[serde(default)]
+        visits: Option<u32>,
+        /// Milliseconds per move.
+        #[serde(default)]
+        movetime_ms: Option<u64>,
+    },
+    /// An engine speaking UCI.
+    Uci(EngineSpec),
+    /// An engine speaking UCCI.
+    Ucci(EngineSpec),
+}
+
+impl PlayerSpec {
+    /// A tree-search player over `evaluator` with `search`.
+    pub fn mcts(name: impl Into<String>, evaluator: EvaluatorSpec, search: SearchParams) -> PlayerSpec {
+        PlayerSpec::Mcts {
+            name: name.into(),
+            evaluator,
+            search: Some(search),
+            visits: None,
+            movetime_ms: None,
+        }
+    }
+
+    /// The player's name.
+    pub fn name(&self) -> &str {
+        match self {
+            PlayerSpec::Random { name }
+            | PlayerSpec::Greedy { name }
+            | PlayerSpec::Alphabeta { name, .. }
+            | PlayerSpec::Mcts { name, .. } => name,
+            PlayerSpec::Uci(e) | PlayerSpec::Ucci(e) => &e.name,
+        }
+    }
+
+    /// The limits the player's own entry sets.
+    pub fn own_limits(&self) -> Limits {
+        match self {
+            PlayerSpec::Random { .. } | PlayerSpec::Greedy { .. } => Limits::default(),
+            PlayerSpec::Alphabeta { depth, nodes, movetime_ms, .. } => {
+                Limits { depth: *depth, nodes: *nodes, movetime_ms: *movetime_ms, visits: None }
+            }
+            PlayerSpec::Mcts { visits, movetime_ms, .. } => {
+                Limits { visits: *visits, movetime_ms: *movetime_ms, ..Limits::default() }
+            }
+            PlayerSpec::Uci(e) | PlayerSpec::Ucci(e) => {
+                Limits { depth: e.depth, nodes: e.nodes, movetime_ms: e.movetime_ms, visits: None }
+            }
+        }
+    }
+
+    /// The search of a tree-search player.
+    pub fn search(&self) -> Option<SearchParams> {
+        match self {
+            PlayerSpec::Mcts { search, .. } => Some(search.clone().unwrap_or_default()),
+            _ => None,
+        }
+    }
+
+    /// Checks the entry's own values.
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        let name = self.name();
+        if let Some(search) = self.search() {
+            search.validate().map_err(|e| format!("player {name:?}: search: {e}"))?;
+        }
+        let own = self.own_limits();
+        if own.visits == Some(0) || own.movetime_ms == Some(0) || own.depth == Some(0) || own.nodes == Some(0)
+        {
+            return Err(format!("player {name:?}: visits, movetime_ms, depth and nodes must be at least 1"));
+        }
+        Ok(())
+    }
+
+    /// For a tree search over a network, its network on an evaluation thread of its own, to be
+    /// shared by every game thread of an event: their positions are evaluated together in
+    /// batches. `None` for players without a network.
+    ///
+    /// # Errors
+    /// [`PlayerError::Crashed`] when the checkpoint or the device cannot be loaded.
+    pub fn load_network(&self) -> Result<Option<SharedEvaluator>, PlayerError> {
+        match self {
+            PlayerSpec::Mcts { evaluator, .. } if evaluator.is_network() => {
+                let (shared, _) =
+                    evaluator.build_shared().map_err(|e| PlayerError::Crashed(e.to_string()))?;
+                Ok(Some(shared))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Builds the player; `seed` is its own seed (games mix in theirs). A network player
+    /// evaluates through `network` (from [`PlayerSpec::load_network`]), or loads its own when
+    /// none is given.
+    ///
+    /// # Errors
+    /// [`PlayerError`] when the player cannot be started.
+    pub fn build(
+        &self,
+        seed: u64,
+        network: Option<&SharedEvaluator>,
+    ) -> Result<Box<dyn Player>, PlayerError> {
+        let crashed = |e: &dyn std::fmt::Display| PlayerError::Crashed(format!("{}: {e}", self.name()));
+        Ok(match self {
+            PlayerSpec::Random { .. } => Box::new(Named::new(RandomPlayer::new(seed), self.name())),
+            PlayerSpec::Greedy { .. } => Box::new(Named::new(GreedyPlayer::new(seed), self.name())),
+            PlayerSpec::Alphabeta { name, depth, .. } => {
+                let player = match depth {
+                    Some(d) => AlphaBetaPlayer::with_depth(*d),
+                    None => AlphaBetaPlayer::new(AlphaBetaConfig::default()),
+                };
+                Box::new(player.named(name))
+            }
+            PlayerSpec::Mcts { name, evaluator, .. } => {
+                let evaluator: Box<dyn xq_mcts::Evaluator> = match (network, evaluator) {
+                    (Some(shared), _) => Box::new(shared.handle()),
+                    (None, spec) => spec.build().map_err(|e| crashed(&e))?.evaluator,
+                };
+                let search = self.search().unwrap_or_default();
+                Box::new(MctsPlayer::new(name, evaluator, search).map_err(|e| crashed(&e))?)
+            }
+            PlayerSpec::Uci(e) | PlayerSpec::Ucci(e) => {
+                let protocol =
+                    if matches!(self, PlayerSpec::Uci(_)) { Protocol::Uci } else { Protocol::Ucci };
+                let mut config = EngineConfig::new(&e.command, protocol);
+                config.name = Some(e.name.clone());
+                config.args = e.args.clone();
+                config.variant = e.variant.clone();
+                config.options = e.options.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                Box::new(Engine::start(config)?)
+            }
+        })
+    }
+}
+
+/// A player under the name the event gives it (the baselines name themselves).
+struct Named<P> {
+    inner: P,
+    name: String,
+}
+
+impl<P> Named<P> {
+    fn new(inner: P, name: &str) -> Named<P> {
+        Named { inner, name: name.to_string() }
+    }
+}
+
+impl<P: Player> Player for Named<P> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn new_game(&mut self, game: &xq_core::Game, start: xq_play::GameStart) -> Result<(), PlayerError> {
+        self.inner.new_game(game, start)
+    }
+
+    fn choose_move(
+        &mut self,
+        game: &xq_core::Game,
+        limits: &xq_play::SearchLimits,
+    ) -> Result<xq_play::MoveChoice, PlayerError> {
+        self.inner.choose_move(game, limits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_mcts_entry_carries_its_search_and_limits() {
+        let spec: PlayerSpec = toml::from_str(
+            r#"
+            kind = "mcts"
+            name = "net"
+            evaluator = { kind = "checkpoint", path = "models/x" }
+            search = { algorithm = "gumbel", visits = 32, gumbel_m = 8 }
+            movetime_ms = 50
+            "#,
+        )
+        .unwrap();
+        assert_eq!(spec.search().unwrap().algorithm, xq_mcts::Algorithm::Gumbel);
+        assert_eq!(spec.own_limits(), Limits { movetime_ms: Some(50), ..Limits::default() });
+        let bad = toml::from_str::<PlayerSpec>(
+            "kind = \"mcts\"\nname = \"x\"\nevaluator = \"uniform\"\nsearch = { simulations = 3 }\n",
+        );
+        assert!(bad.unwrap_err().to_string().contains("simulations"));
+    }
+}

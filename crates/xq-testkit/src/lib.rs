@@ -1,0 +1,148 @@
+//! Helpers the workspace's tests share, so each exists once: seeded random games on one
+//! generator ([`SplitMix64`]), sample rows ([`sample_at`]), the tiny SPRT event the runner and
+//! CLI tests play ([`sprt_greedy_vs_random`]) and the workspace's paths.
+//!
+//! A dev-dependency only (`publish = false`): nothing here is part of xq's interface.
+//!
+//! ```
+//! let positions = xq_testkit::random_positions(2, 7, 20);
+//! assert!(positions.len() > 2 && positions.len() <= 42);
+//! assert_eq!(positions, xq_testkit::random_positions(2, 7, 20), "seeded");
+//! ```
+
+use std::path::PathBuf;
+
+use xq_core::{Game, GameRules, HistoryFeatures, Move, Position, Termination};
+use xq_data::Sample;
+
+pub use xq_core::seed::SplitMix64;
+
+/// The workspace's root directory (where `Cargo.toml`, `configs/` and `data/` are).
+pub fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A file of the workspace, by its path from the root (`"configs/loop-tiny.toml"`).
+pub fn workspace_file(relative: &str) -> PathBuf {
+    workspace_root().join(relative)
+}
+
+/// A random legal move of `position`, or `None` when it has none. With `prefer_captures`
+/// two draws in three take a capture when there is one, so games reach sparse boards and
+/// endgames.
+pub fn random_move(position: &Position, rng: &mut SplitMix64, prefer_captures: bool) -> Option<Move> {
+    let legal = position.legal_moves();
+    if legal.is_empty() {
+        return None;
+    }
+    if prefer_captures {
+        let captures: Vec<Move> =
+            legal.iter().copied().filter(|m| position.piece_at(m.to()).is_some()).collect();
+        if !captures.is_empty() && rng.below(3) > 0 {
+            return Some(captures[rng.below(captures.len())]);
+        }
+    }
+    Some(legal[rng.below(legal.len())])
+}
+
+/// Every position of `games` random games from the start position, each at most `max_plies`
+/// plies (random legal moves until there are none). Game `g` is seeded `seed + g`; odd games
+/// prefer captures ([`random_move`]).
+pub fn random_positions(games: u64, seed: u64, max_plies: usize) -> Vec<Position> {
+    let mut out = Vec::new();
+    for game in 0..games {
+        let mut rng = SplitMix64::new(seed.wrapping_add(game));
+        let mut position = Position::startpos();
+        out.push(position);
+        for _ in 0..max_plies {
+            let Some(m) = random_move(&position, &mut rng, game % 2 == 1) else { break };
+            position = position.after(m);
+            out.push(position);
+        }
+    }
+    out
+}
+
+/// `game` continued by random legal moves until the rules end it or it has `max_plies` plies.
+pub fn play_randomly(game: &mut Game, seed: u64, max_plies: usize) {
+    let mut rng = SplitMix64::new(seed);
+    while game.ply() < max_plies && game.outcome().is_none() {
+        let Some(m) = random_move(game.position(), &mut rng, false) else { break };
+        game.play_unchecked(m);
+    }
+}
+
+/// Every position, with the history features the network is given, of `games` random games
+/// played under the default rules, each at most `max_plies` plies, all drawn from one
+/// generator seeded `seed`.
+pub fn game_positions(seed: u64, games: usize, max_plies: usize) -> Vec<(Position, HistoryFeatures)> {
+    let mut rng = SplitMix64::new(seed);
+    let mut out = Vec::new();
+    for _ in 0..games {
+        let mut game = Game::new(Position::startpos(), GameRules::default());
+        for _ in 0..max_plies {
+            out.push((*game.position(), game.history_features()));
+            if game.outcome().is_some() {
+                break;
+            }
+            let Some(m) = random_move(game.position(), &mut rng, false) else { break };
+            game.play_unchecked(m);
+        }
+    }
+    out
+}
+
+/// A sample of `game`'s current position in which `played` is played: the policy all on it,
+/// a drawn result, and the history columns set from `game` (as self-play sets them).
+pub fn sample_at(game: &Game, played: Move, game_id: u64) -> Sample {
+    let position = game.position();
+    let mut sample = Sample {
+        game_id,
+        ply: game.ply() as u16,
+        fen: game.fen(),
+        board: *position.board_codes(),
+        side_to_move: position.side_to_move(),
+        policy: vec![(played, 1.0)],
+        full_search: true,
+        root_wdl: [0.3, 0.4, 0.3],
+        root_visits: 32,
+        move_played: played,
+        result: 0,
+        wdl_target: [0.0, 1.0, 0.0],
+        termination: Termination::MaxLength,
+        article: String::new(),
+        repetitions: 0,
+        plies_since_capture: 0,
+        limit_plies: 0,
+        move_limit_plies: 0,
+        model_id: "synthetic".into(),
+        config_hash: "test".into(),
+        seed: 0,
+    };
+    sample.set_history(game);
+    sample
+}
+
+/// An SPRT event config (xq eval TOML) of the greedy player against the random one: quick to
+/// play and decided within a few dozen pairs, for the runner's and the CLI's tests.
+pub fn sprt_greedy_vs_random(name: &str, seed: u64, max_pairs: u32, elo1: u32, max_plies: u32) -> String {
+    format!(
+        r#"
+name = "{name}"
+seed = {seed}
+concurrency = 2
+[format]
+kind = "sprt"
+max_pairs = {max_pairs}
+sprt = {{ elo0 = 0, elo1 = {elo1}, alpha = 0.05, beta = 0.05, model = "logistic", method = "exact" }}
+[adjudication]
+max_plies = {max_plies}
+[[players]]
+kind = "greedy"
+name = "greedy"
+[[players]]
+kind = "random"
+name = "random"
+"#
+    )
+}
