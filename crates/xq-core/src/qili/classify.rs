@@ -1,6 +1,7 @@
 //! Classification of one move of a game history: check, mate threat, chase or idle (27.4,
 //! 28, 29), with the chased pieces and how the chase works.
 
+use super::readings::{self, on};
 use super::tactics::{Budget, Standing, can_capture, threatens_mate};
 use super::threats::{
     Threats, direct_threats, direct_threats_with, exchange_partners, threats, threats_with,
@@ -256,7 +257,8 @@ fn threats_unless_mate(cx: &Context<'_>, budget: &mut Budget) -> Option<Threats>
     // The same holds for every threat of the move: a false protection (假根) that rests on
     // a mate taking that piece protects after all (figure 29: 兵四平五 wins the advisor only
     // because its recapture would allow 车二进六 mate).
-    let offered = exchange_partners(&cx.again, cx.m.to(), budget);
+    let offered =
+        if on(readings::MATE_AVOIDS_OFFERED) { exchange_partners(&cx.again, cx.m.to(), budget) } else { 0 };
     budget.trading_off(cx.mover(), offered);
     let now = if threatens_mate(&cx.again, budget) {
         None
@@ -274,8 +276,11 @@ fn threats_unless_mate(cx: &Context<'_>, budget: &mut Budget) -> Option<Threats>
 fn new_chases(cx: &Context<'_>, now: &Threats, then: &Threats, budget: &mut Budget) -> SquareSet {
     let mut new = SquareSet(now.chased.0 & !then.chased.0);
     if cx.answering_check {
+        if !on(readings::STOOD_BUT_FOR_CHECK) {
+            return new;
+        }
         new.0 &= !stood_but_for_the_check(cx.before, cx.m, &cx.again, new, now.by_mover).0;
-    } else if let Some((_, earlier)) = cx.previous {
+    } else if let Some((_, earlier)) = cx.previous.filter(|_| on(readings::GIVEN_BY_OPPONENT)) {
         let answered = SquareSet(new.0 & !now.by_mover.0);
         new.0 &=
             !given_by_the_opponent(cx.before, &earlier.with_side_to_move(cx.mover()), answered, budget).0;
@@ -286,7 +291,7 @@ fn new_chases(cx: &Context<'_>, now: &Threats, then: &Threats, budget: &mut Budg
 /// The move chases the pieces on `new` (not empty): a chase, how it works and its 26.9
 /// grade; or idle where the book weighs such a chase as idle (27.3, 从捉到捉).
 fn chase(cx: &Context<'_>, now: &Threats, new: SquareSet, budget: &mut Budget) -> MoveInfo {
-    if holds_key_point(cx.after, cx.mover(), new) {
+    if on(readings::KEY_POINT) && holds_key_point(cx.after, cx.mover(), new) {
         return MoveInfo {
             detail: Detail::Idle(IdleKind::KeyPoint),
             targets: new,
@@ -326,6 +331,7 @@ fn chase(cx: &Context<'_>, now: &Threats, new: SquareSet, budget: &mut Budget) -
     // 3, reference 28, 39) and joint chases the moved piece takes part in (figure 27)
     // stay chases.
     if continuing
+        && on(readings::CONTINUING_JOINT_IDLE)
         && new.0 & !(now.joint.0 | now.by_exchange.0) == 0
         && moved_piece_irrelevant(&cx.again, cx.m.to(), new, budget)
     {
@@ -336,7 +342,11 @@ fn chase(cx: &Context<'_>, now: &Threats, new: SquareSet, budget: &mut Budget) -
     // seeds 27.3 "附带产生的捉士相(象), 按闲处理") and their continuing chase as 从捉到捉
     // (reference figure 6: 士4进5 while the rook keeps attacking the loose elephant on
     // i2; against reference 28, where the continuing target is a horse: a chase).
-    if continuing && new.0 & now.by_mover.0 == 0 && only_advisors_or_elephants(cx.after, new) {
+    if continuing
+        && on(readings::CONTINUING_WEAK_IDLE)
+        && new.0 & now.by_mover.0 == 0
+        && only_advisors_or_elephants(cx.after, new)
+    {
         return MoveInfo::plain(MoveClass::Idle);
     }
     // For the 26.9 grade a chase continues only if it stood in earnest: a chase that the
@@ -346,7 +356,9 @@ fn chase(cx: &Context<'_>, now: &Threats, new: SquareSet, budget: &mut Budget) -
     // horse out of the joint attack on b6, and the cannon's attack on d8 becomes a
     // chase; red, chasing anew with single pieces, is A against black's joint chase).
     let continuing = continuing && {
-        let stood = threats_with(cx.before, Some(cx.m.from()), new, Standing::Full, budget);
+        let standing =
+            if on(readings::CONTINUING_IN_EARNEST) { Standing::Full } else { Standing::BeforeCapture };
+        let stood = threats_with(cx.before, Some(cx.m.from()), new, standing, budget);
         new.0 & !stood.chased.0 == 0
     };
     MoveInfo { class: MoveClass::Chase, detail: Detail::Chase(how), targets: new, grade_b, continuing }
@@ -452,7 +464,7 @@ fn existed_before(
     previous: Option<(Move, &Position)>,
     answering_check: bool,
 ) -> Option<Position> {
-    if !answering_check {
+    if !answering_check || !on(readings::ANSWER_TO_CHECK_NEW) {
         return None;
     }
     let me = before.side_to_move();

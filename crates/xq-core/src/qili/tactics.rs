@@ -5,6 +5,7 @@
 //! budget shared by one classification ([`Budget`]), so a pathological position costs at
 //! most a known amount of work. Everything lives on the stack: no allocation.
 
+use super::readings::{self, on};
 use super::values::{ROOK, value};
 use crate::movelist::MoveList;
 use crate::position::Position;
@@ -413,7 +414,7 @@ pub fn answers_to_capture(
         let next = after.after(r);
         let mut back = exchange_gain(&next, r.to(), MAX_EXCHANGE_CAPTURES, budget);
         let is_recapture = r.to() == capture.to();
-        if weigh_overload && is_recapture && value(victim, r.to()) > back {
+        if weigh_overload && on(readings::OVERLOADED_ROOT) && is_recapture && value(victim, r.to()) > back {
             // The recapturing piece (the target's root) may also have been guarding another
             // piece: what its leaving lets the capturer's side take instead is the
             // recapture's cost. An overloaded root protects in form only (28.16 "形式上是根,
@@ -428,7 +429,7 @@ pub fn answers_to_capture(
         } else if gain <= capture_gain(standing_base.unwrap_or(earlier), r, budget) {
             &mut answers.standing
         } else if let Some(freed) = chaser_made_possible(earlier, r, capture.from()) {
-            if freed == Freed::Guarded && capturer == Capturer::MovedPiece {
+            if freed == Freed::Guarded && capturer == Capturer::MovedPiece && on(readings::MOVED_ROOT) {
                 continue;
             }
             &mut answers.elsewhere
@@ -441,7 +442,7 @@ pub fn answers_to_capture(
         if !counts {
             continue;
         }
-        if mates_by_checks(&next, FALSE_ROOT_MATE_CHECKS, budget) {
+        if on(readings::FALSE_ROOT_BY_MATE) && mates_by_checks(&next, FALSE_ROOT_MATE_CHECKS, budget) {
             continue;
         }
         *slot = (*slot).max(gain);
@@ -584,7 +585,10 @@ pub fn judge_capture_with(
     let after = pos.after(capture);
     let earlier = pos.with_side_to_move(target.color);
     let since = match standing {
-        Standing::Since(root) => Some(root.with_side_to_move(target.color)),
+        Standing::Since(root) if on(readings::CHECKS_PAY_THEIR_COST) => {
+            Some(root.with_side_to_move(target.color))
+        }
+        Standing::Since(_) => None,
         Standing::BeforeCapture | Standing::Ignored | Standing::Full => None,
     };
     // An overloaded defender is weighed only when no pawn takes part: a crossed pawn's
@@ -596,7 +600,7 @@ pub fn judge_capture_with(
     if matches!(standing, Standing::Full) {
         answer = answer.max(hanging_anyway);
     }
-    if !recaptured && hidden_protection(&after, to, budget) {
+    if !recaptured && on(readings::HIDDEN_PROTECTION) && hidden_protection(&after, to, budget) {
         // 暗根: protected by a recapture through check.
         recaptured = true;
         answer = answer.max(attacker_value);
@@ -611,16 +615,20 @@ pub fn judge_capture_with(
     // a crossed pawn's value floats (25.3), so no trade against it is even. What the piece
     // just moved stops guarding is not counted at all (`Capturer::MovedPiece`, seeds'
     // case 4).
-    let even_elsewhere = target.kind != PieceKind::Pawn;
+    let even_elsewhere = target.kind != PieceKind::Pawn && on(readings::EVEN_TRADE_26_5);
     let elsewhere_loses =
         if even_elsewhere { target_value - elsewhere < 0 } else { target_value - elsewhere <= 0 };
-    let hanging_loses = weigh_standing && target_value - hanging_anyway < 0;
+    let hanging_loses = weigh_standing && on(readings::HANGING_ANYWAY) && target_value - hanging_anyway < 0;
     let mut combination = None;
     if target_value - answer <= 0 || elsewhere_loses || hanging_loses {
         // A capture that loses on the square may still win as a combination; only at the
         // top of a chase test (not inside lines of checks, where it finds wins the book
         // does not name: figure 26).
-        if matches!(standing, Standing::BeforeCapture) && !elsewhere_loses && !hanging_loses {
+        if matches!(standing, Standing::BeforeCapture)
+            && on(readings::COMBINATION)
+            && !elsewhere_loses
+            && !hanging_loses
+        {
             combination = wins_with_uncovered_capture(pos, capture, &after, target_value, budget);
         }
         if combination.is_none() {
@@ -629,7 +637,7 @@ pub fn judge_capture_with(
     }
     // 29.4: a capture that lets the mover be mated next is no gain. Tested last: it is the
     // dearest test, and most captures are already no gain by material.
-    if mates_by_checks(&after, REPLY_MATE_CHECKS, budget) {
+    if on(readings::NOT_MATED_AFTER) && mates_by_checks(&after, REPLY_MATE_CHECKS, budget) {
         return CaptureVerdict::NoGain;
     }
     if let Some(rook) = combination {
@@ -751,8 +759,11 @@ pub fn hidden_protection(after: &Position, to: Square, budget: &mut Budget) -> b
             let next = checked.after(r);
             let mut caps = MoveList::new();
             legal_captures_to(&next, piece_at, &mut caps);
-            caps.iter()
-                .any(|&w| budget.spend() && !mates_by_checks(&next.after(w), FALSE_ROOT_MATE_CHECKS, budget))
+            caps.iter().any(|&w| {
+                budget.spend()
+                    && !(on(readings::FALSE_ROOT_BY_MATE)
+                        && mates_by_checks(&next.after(w), FALSE_ROOT_MATE_CHECKS, budget))
+            })
         });
         if wins_back {
             return true;

@@ -40,7 +40,12 @@ pub fn value(piece: Piece, square: Square) -> i32 {
 /// weak piece ([`value`]).
 pub fn given_value(piece: Piece, square: Square) -> i32 {
     match piece.kind {
-        PieceKind::Pawn if !square.on_own_side(piece.color) => MINOR,
+        PieceKind::Pawn
+            if !square.on_own_side(piece.color)
+                && super::readings::on(super::readings::PAWN_GIVEN_AS_MINOR) =>
+        {
+            MINOR
+        }
         _ => value(piece, square),
     }
 }
