@@ -6,6 +6,7 @@ use super::tactics::{Budget, Standing, can_capture, threatens_mate};
 use super::threats::{
     Threats, direct_threats, direct_threats_with, exchange_partners, threats, threats_with,
 };
+use super::values::equal_material;
 use super::{MoveClass, RuleSet};
 use crate::movelist::MoveList;
 use crate::position::Position;
@@ -275,6 +276,13 @@ fn threats_unless_mate(cx: &Context<'_>, budget: &mut Budget) -> Option<Threats>
 /// created it ([`given_by_the_opponent`]).
 fn new_chases(cx: &Context<'_>, now: &Threats, then: &Threats, budget: &mut Budget) -> SquareSet {
     let mut new = SquareSet(now.chased.0 & !then.chased.0);
+    // 2020 26.1.4 / 29.2 ("捉产生于刚走的这着棋"): what the moved piece attacks from its new
+    // square is made by this move, unless the same piece attacked the same target from its
+    // old square before the check. A piece that blocks a check and from there newly
+    // attacks a piece another piece was already attacking makes a chase of its own.
+    if cx.answering_check && on(readings::MOVED_PIECE_ATTACK_NEW) {
+        new.0 |= now.by_mover.0 & !then.by_mover.0;
+    }
     if cx.answering_check {
         if !on(readings::STOOD_BUT_FOR_CHECK) {
             return new;
@@ -332,6 +340,7 @@ fn chase(cx: &Context<'_>, now: &Threats, new: SquareSet, budget: &mut Budget) -
     // stay chases.
     if continuing
         && on(readings::CONTINUING_JOINT_IDLE)
+        && new.0 & now.by_mover.0 == 0
         && new.0 & !(now.joint.0 | now.by_exchange.0) == 0
         && moved_piece_irrelevant(&cx.again, cx.m.to(), new, budget)
     {
@@ -441,7 +450,13 @@ fn holds_key_point(after: &Position, me: Color, targets: SquareSet) -> bool {
             .count()
     };
     let mine = attackers(me);
-    mine == 1 && attackers(me.opponent()) >= mine
+    // "防守要点" (a defensive key point; 2020 26.2: "the defending side"): the side holding
+    // it is the weaker one, so the opponent has more attacking pieces, not as many.
+    if on(readings::KEY_POINT_DEFENDER) {
+        mine == 1 && attackers(me.opponent()) > mine
+    } else {
+        mine == 1 && attackers(me.opponent()) >= mine
+    }
 }
 
 /// The position (mover to move) in which a threat must not already have existed for the
@@ -545,7 +560,7 @@ fn stood_but_for_the_check(
     stood
 }
 
-/// Whether some piece of the mover stands face to face with an enemy piece of its kind
+/// Whether some piece of the mover stands face to face with an enemy piece of equal material
 /// (each can take the other) and is protected after the move but was not before.
 fn offers_exchange_by_guarding(before: &Position, after: &Position) -> bool {
     let me = before.side_to_move();
@@ -555,7 +570,8 @@ fn offers_exchange_by_guarding(before: &Position, after: &Position) -> bool {
         let (Some(attacker), Some(victim)) = (after.piece_at(c.from()), after.piece_at(c.to())) else {
             return false;
         };
-        if victim.color != me || victim.kind != attacker.kind || !after.pseudo_move_is_legal(c) {
+        if victim.color != me || !equal_material(victim.kind, attacker.kind) || !after.pseudo_move_is_legal(c)
+        {
             return false;
         }
         let facing = after.with_side_to_move(me).is_legal(Move::new(c.to(), c.from()));
@@ -571,20 +587,27 @@ fn idle_kind(before: &Position, m: Move, after: &Position, previous: Option<Move
     let me = before.side_to_move();
     let moved = before.piece_at(m.from())?;
     let to = m.to();
-    // 兑 / 献: an enemy piece of the same kind can take the moved piece. It is offered (献)
-    // when some such capture cannot be answered by a recapture, and offered in exchange (兑)
-    // when every one can: the answer must not depend on which capture is looked at first.
+    // 兑 (28.5 "凡走子可与同等子力互换吃去者"): an enemy piece of equal material (25.3: the
+    // same kind, horse and cannon, advisor and elephant) can take the moved piece, and
+    // every such capture is answered by a recapture. 献 (28.6 "无根子送吃…同兵种子"): an
+    // enemy piece of the same kind can take it unanswered. The answer must not depend on
+    // which capture is looked at first.
     let mut caps = MoveList::new();
     super::tactics::legal_captures_to(after, to, &mut caps);
-    let mut same_kind =
-        caps.iter().filter(|c| after.piece_at(c.from()).is_some_and(|p| p.kind == moved.kind));
-    if let Some(&first) = same_kind.next() {
-        let protected = |c: Move| can_capture(&after.after(c), to);
-        let exchanged = protected(first) && same_kind.all(|&c| protected(c));
-        return Some(if exchanged { IdleKind::ExchangeOffer } else { IdleKind::Offer });
+    let kind_of = |c: &Move| after.piece_at(c.from()).map(|p| p.kind);
+    let protected = |c: Move| can_capture(&after.after(c), to);
+    let mut equal = caps.iter().filter(|c| kind_of(c).is_some_and(|k| equal_material(k, moved.kind)));
+    if let Some(&first) = equal.next() {
+        if protected(first) && equal.all(|&c| protected(c)) {
+            return Some(IdleKind::ExchangeOffer);
+        }
+        // 28.6: 献 is an unprotected piece offered to an enemy piece of the same kind.
+        if caps.iter().any(|&c| kind_of(&c) == Some(moved.kind) && !protected(c)) {
+            return Some(IdleKind::Offer);
+        }
     }
-    // 兑 made by guarding: another piece of the mover, facing an enemy piece of its kind,
-    // is protected now and was not before.
+    // 兑 made by guarding (28.5): another piece of the mover, facing an enemy piece of
+    // equal material, is protected now and was not before.
     if offers_exchange_by_guarding(before, after) {
         return Some(IdleKind::ExchangeOffer);
     }

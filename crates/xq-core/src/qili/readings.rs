@@ -86,6 +86,12 @@ readings! {
     TWO_CHECKS = 24, "two_checks", "29.1 (连续照将)", true;
     /// 26.1.4: a move answering a check is compared with the position before the check.
     ANSWER_TO_CHECK_NEW = 25, "answer_to_check_new", "2020 26.1.4", true;
+    /// The moved piece's attack from its new square is made by the move (26.1.4, 29.2).
+    MOVED_PIECE_ATTACK_NEW = 26, "moved_piece_attack_new", "29.2, 2020 26.1.4", true;
+    /// 27.3 applies only to the weaker side (the opponent has more attacking pieces).
+    KEY_POINT_DEFENDER = 27, "key_point_defender", "27.3 (防守要点), 2020 26.2 (defending side)", true;
+    /// 兑 is an exchange of equal material (28.5 同等子力): horse for cannon too.
+    EQUAL_MATERIAL_TRADE = 28, "equal_material_trade", "28.5 (同等子力)", true;
 }
 
 /// The switch word every thread starts with: every reading the judge applies.

@@ -9,7 +9,7 @@ use super::tactics::{
     Budget, CHASE_CHECKS, CaptureVerdict, Capturer, FALSE_ROOT_MATE_CHECKS, MAX_EXCHANGE_CAPTURES, Standing,
     checking_move, exchange_gain, judge_capture_with, mates_by_checks,
 };
-use super::values::{ROOK, chaseable, given_value, value};
+use super::values::{ROOK, chaseable, equal_material, given_value, value};
 use crate::movelist::MoveList;
 use crate::position::Position;
 use crate::tables::{ELEPHANT_MOVES, HORSE_ATTACKERS, Targets};
@@ -215,7 +215,10 @@ fn trades_off(
     them.generate_pseudo_from(target_square, target, &mut moves);
     moves.iter().any(|&back| {
         let Some(victim) = pos.piece_at(back.to()) else { return false };
-        if victim.color == target.color || victim.kind != target.kind || !them.pseudo_move_is_legal(back) {
+        if victim.color == target.color
+            || !equal_material(victim.kind, target.kind)
+            || !them.pseudo_move_is_legal(back)
+        {
             return false;
         }
         if Some(back.to()) != capturer_square {
