@@ -331,31 +331,14 @@ fn chase(cx: &Context<'_>, now: &Threats, new: SquareSet, budget: &mut Budget) -
         let stood = threats(cx.before, Some(cx.m.from()), new, budget);
         new.0 & !stood.chased.0 == 0
     };
-    // 29.2 (从捉到捉, the seeds' case 6) as the 2020 book still applies it: a chase of
-    // protected pieces only (joint or by exchange, 少根) that stood before the move and
-    // owes nothing to the moved piece (it stands without it) is not made by this move:
-    // idle (reference figure 37: the cannon fleeing the rook while rook and cannon keep
-    // their joint attack on the horse). Continuing chases of unprotected pieces (figure
-    // 3, reference 28, 39) and joint chases the moved piece takes part in (figure 27)
-    // stay chases.
-    if continuing
-        && on(readings::CONTINUING_JOINT_IDLE)
-        && new.0 & now.by_mover.0 == 0
-        && new.0 & !(now.joint.0 | now.by_exchange.0) == 0
-        && moved_piece_irrelevant(&cx.again, cx.m.to(), new, budget)
-    {
-        return MoveInfo::plain(MoveClass::Idle);
-    }
-    // The same for a continuing chase, by other pieces than the moved one, of advisors
-    // and elephants only: the book weighs incidental attacks on them as idle (2020 26.2,
-    // seeds 27.3 "附带产生的捉士相(象), 按闲处理") and their continuing chase as 从捉到捉
-    // (reference figure 6: 士4进5 while the rook keeps attacking the loose elephant on
-    // i2; against reference 28, where the continuing target is a horse: a chase).
-    if continuing
-        && on(readings::CONTINUING_WEAK_IDLE)
-        && new.0 & now.by_mover.0 == 0
-        && only_advisors_or_elephants(cx.after, new)
-    {
+    // 29.2 ("捉产生于刚走的这着棋，上一着尚不存在"): a chase that stood before the move, by
+    // other pieces than the moved one and owing nothing to it, is not made by this move.
+    // The 2020 book keeps such a standing chase a chase when its target is a rook, horse or
+    // cannon without any root (figure 3, references 18, 28, 34: the chasing side keeps the
+    // piece en prise whatever it moves); a standing attack on an advisor or elephant
+    // (incidental, 27.3 "附带产生的捉士相(象)"; reference 6) or on a piece with a root too
+    // few to hold it (少根, won only jointly or by exchange; reference 37) is idle.
+    if continuing && on(readings::STANDING_CHASE_NOT_MADE) && standing_chase_not_made(cx, now, new, budget) {
         return MoveInfo::plain(MoveClass::Idle);
     }
     // For the 26.9 grade a chase continues only if it stood in earnest: a chase that the
@@ -404,11 +387,23 @@ fn idle(cx: &Context<'_>, now: &Threats, then: &Threats) -> MoveInfo {
     MoveInfo { detail: kind.map_or(Detail::None, Detail::Idle), ..MoveInfo::plain(MoveClass::Idle) }
 }
 
-/// Whether every piece on `targets` is an advisor or an elephant.
-fn only_advisors_or_elephants(pos: &Position, targets: SquareSet) -> bool {
-    targets.iter().all(|sq| {
-        pos.piece_at(sq).is_some_and(|p| matches!(p.kind, PieceKind::Advisor | PieceKind::Elephant))
-    })
+/// 29.2: whether the standing chase of `new` (every target chased before the move) is one
+/// the move did not make and the 2020 book does not keep: no target is attacked by the
+/// moved piece, every target is an advisor or an elephant or is won only jointly or by
+/// exchange (少根), and those won so are still won with the moved piece off the board.
+fn standing_chase_not_made(cx: &Context<'_>, now: &Threats, new: SquareSet, budget: &mut Budget) -> bool {
+    if new.0 & now.by_mover.0 != 0 {
+        return false;
+    }
+    let rooted = SquareSet(new.0 & (now.joint.0 | now.by_exchange.0));
+    let weak_or_rooted = new.iter().all(|sq| {
+        rooted.contains(sq)
+            || cx
+                .after
+                .piece_at(sq)
+                .is_some_and(|p| matches!(p.kind, PieceKind::Advisor | PieceKind::Elephant))
+    });
+    weak_or_rooted && (rooted.is_empty() || moved_piece_irrelevant(&cx.again, cx.m.to(), rooted, budget))
 }
 
 /// Whether every piece of `targets` is still won in `again` (the mover to move) with the

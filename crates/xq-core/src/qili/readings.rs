@@ -56,10 +56,9 @@ readings! {
     GIVEN_BY_OPPONENT = 9, "given_by_opponent", "fitted: reference 21", false;
     /// An answer to a check does not make a chase only the check stopped.
     STOOD_BUT_FOR_CHECK = 10, "stood_but_for_check", "fitted: reference 19", false;
-    /// A continuing joint/by-exchange chase that stands without the moved piece is idle.
-    CONTINUING_JOINT_IDLE = 11, "continuing_joint_idle", "fitted: reference 37", false;
-    /// A continuing chase of advisors/elephants by other pieces is idle.
-    CONTINUING_WEAK_IDLE = 12, "continuing_weak_idle", "fitted: reference 6", false;
+    /// A standing chase by other pieces, of an advisor or elephant or of a piece with too
+    /// few roots, is not made by the move: idle (29.2; 27.3 for advisors and elephants).
+    STANDING_CHASE_NOT_MADE = 11, "standing_chase_not_made", "29.2, 27.3; references 6, 37", true;
     /// 27.3 key point: a lone attacking piece chasing advisors/elephants only is idle.
     KEY_POINT = 13, "key_point", "27.3, 2020 26.2", true;
     /// A chase continues (for 26.9) only if it stood in earnest.
