@@ -258,8 +258,7 @@ fn threats_unless_mate(cx: &Context<'_>, budget: &mut Budget) -> Option<Threats>
     // The same holds for every threat of the move: a false protection (假根) that rests on
     // a mate taking that piece protects after all (figure 29: 兵四平五 wins the advisor only
     // because its recapture would allow 车二进六 mate).
-    let offered =
-        if on(readings::MATE_AVOIDS_OFFERED) { exchange_partners(&cx.again, cx.m.to(), budget) } else { 0 };
+    let offered = if on(readings::TRADE_OFF) { exchange_partners(&cx.again, cx.m.to(), budget) } else { 0 };
     budget.trading_off(cx.mover(), offered);
     let now = if threatens_mate(&cx.again, budget) {
         None

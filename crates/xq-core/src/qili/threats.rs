@@ -109,7 +109,7 @@ pub(super) fn direct_threats_with(
                         // falsely protected piece (假根) grades like an insufficiently
                         // protected one (26.9).
                         if value(target, m.to()) >= ROOK
-                            || !on(readings::NOMINAL_GUARD_B)
+                            || !on(readings::GRADE_A_PLAIN)
                             || !nominally_guarded(pos, m)
                         {
                             a_grade.insert(m.to());
@@ -177,7 +177,7 @@ fn uncovers_check(pos: &Position, capture: Move) -> bool {
 /// 11 and reference figure 43 (a rook alone wins an unguarded cannon; that cannon facing
 /// another through a screen does not save it: 捉).
 fn target_trades_off(pos: &Position, capture: Move, capturer: Capturer, budget: &mut Budget) -> bool {
-    on(readings::TRADE_OFF_ATTACKER) && trades_off(pos, capture.to(), Some((capture, capturer)), budget)
+    on(readings::TRADE_OFF) && trades_off(pos, capture.to(), Some((capture, capturer)), budget)
 }
 
 /// The points of the enemy pieces that the piece on `from` attacks and that could first
@@ -222,9 +222,6 @@ fn trades_off(
             return false;
         }
         if Some(back.to()) != capturer_square {
-            if capture.is_some() && !on(readings::TRADE_OFF_PARTNER) {
-                return false;
-            }
             // Another piece of the same kind: only one that meets the target face to face,
             // and only when the capture's win rests on it (see the function's doc).
             let mover = pos.with_side_to_move(victim.color);
@@ -270,7 +267,7 @@ fn nominally_guarded(pos: &Position, capture: Move) -> bool {
     let guard = after.side_to_move();
     let mut moves = MoveList::new();
     after.generate_pseudo_to(guard, capture.to(), &mut moves);
-    !moves.is_empty() || (on(readings::HOBBLED_ROOT) && hobbled_root(&after, guard, capture.to()))
+    !moves.is_empty() || (on(readings::GRADE_A_PLAIN) && hobbled_root(&after, guard, capture.to()))
 }
 
 /// Whether a horse or an elephant of `guard` would guard `to` but for a piece of its own
@@ -526,10 +523,7 @@ pub(super) fn threats_with(
     // file until its check opens it) no trade is possible and the win through the check
     // is a chase.
     for sq in by_checks.iter() {
-        if !t.chased.contains(sq)
-            && on(readings::TRADE_OFF_BEFORE_CHECKS)
-            && trades_off(pos, sq, None, budget)
-        {
+        if !t.chased.contains(sq) && on(readings::TRADE_OFF) && trades_off(pos, sq, None, budget) {
             by_checks.0 &= !(1u128 << sq.index());
         }
     }
@@ -539,7 +533,7 @@ pub(super) fn threats_with(
     // done). Reference figures 34 and 40 (the side chasing through checks does not have
     // to vary against simple chases) against figure 26 (a rook won through a check).
     for sq in t.by_checks.iter() {
-        if on(readings::CHECKS_GRADE_B) && pos.piece_at(sq).is_some_and(|p| value(p, sq) < ROOK) {
+        if on(readings::GRADE_A_PLAIN) && pos.piece_at(sq).is_some_and(|p| value(p, sq) < ROOK) {
             t.grade_b.insert(sq);
         }
     }

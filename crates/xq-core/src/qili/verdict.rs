@@ -46,7 +46,7 @@ impl SideTally {
     /// 6 and 7 decide such positions).
     pub fn grade_b(&self) -> bool {
         self.grade_b
-            || (super::readings::on(super::readings::CONTINUING_GRADES_B)
+            || (super::readings::on(super::readings::GRADE_A_PLAIN)
                 && self.chases > 0
                 && self.new_chases == 0)
     }
