@@ -642,7 +642,7 @@ const ITEMS: &[Item] = &[
         why: "red chases the fleeing cannon on every move, black's moves are idle: red must vary",
     },
     Item {
-        article: "26.3",
+        article: "26.3, 26.9",
         fen: "5k3/4a4/9/1N6r/1N7/R6n1/7n1/9/4A4/3K5 w",
         moves: &["a4a3", "i6i5", "a3a4", "i5i6"],
         labels: &["chase", "chase", "chase", "chase"],
@@ -650,12 +650,76 @@ const ITEMS: &[Item] = &[
         why: "both sides chase unprotected horses with single rooks on every move: both forbidden, a draw (26.3; both graded A by 26.9)",
     },
     Item {
-        article: "26.9",
+        article: "26.3, 26.9",
         fen: "4ck3/9/9/4p4/9/4N3r/9/7n1/R3R2n1/3K5 w",
         moves: &["a1a2", "e9e8", "a2a1", "e8e9"],
         labels: &["chase", "chase", "chase", "chase"],
         verdicts: Some(("draw", "red_loses")),
         why: "red chases unprotected horses with a single rook (A), black the horse on e4 jointly (B): both forbidden, a draw under cxa, red must vary under cxa2020",
+    },
+    Item {
+        article: "26.1",
+        fen: "5k3/9/9/9/9/9/9/9/5R3/3K5 b",
+        moves: &["f9e9", "f1e1", "e9f9", "e1f1"],
+        labels: &["idle", "check", "idle", "check"],
+        verdicts: Some(("red_loses", "red_loses")),
+        why: "the rook checks on the f- and e-files in turn, the king only steps aside: red must vary",
+    },
+    Item {
+        article: "26.1",
+        fen: "9/R2k5/9/9/9/9/9/9/9/5K3 b",
+        moves: &["d8d7", "a8a7", "d7d8", "a7a8"],
+        labels: &["idle", "check", "idle", "check"],
+        verdicts: Some(("red_loses", "red_loses")),
+        why: "the rook follows the king from rank 8 to rank 7 and back, checking every time: red must vary",
+    },
+    Item {
+        article: "26.2",
+        fen: "5k3/4a4/9/9/9/9/9/9/9/3AK4 w",
+        moves: &["d0e1", "e8d9", "e1d0", "d9e8"],
+        labels: &["idle", "idle", "idle", "idle"],
+        verdicts: Some(("draw", "draw")),
+        why: "advisors shuffle, nothing is attacked: a draw",
+    },
+    Item {
+        article: "26.2",
+        fen: "5k2c/9/9/9/9/9/9/9/9/N2K5 w",
+        moves: &["a0b2", "i9i8", "b2a0", "i8i9"],
+        labels: &["idle", "idle", "idle", "idle"],
+        verdicts: Some(("draw", "draw")),
+        why: "a horse and a cannon shuffle without attacking anything: a draw",
+    },
+    Item {
+        article: "26.4",
+        fen: "5k3/9/9/9/R3n4/9/9/9/9/3K5 b",
+        moves: &["e5g4", "a5a4", "g4e5", "a4a5"],
+        labels: &["idle", "chase", "idle", "chase"],
+        verdicts: Some(("red_loses", "red_loses")),
+        why: "the rook follows the fleeing horse along ranks 4 and 5: red chases on every move, black only flees",
+    },
+    Item {
+        article: "26.4",
+        fen: "3k5/9/9/2c5R/9/9/9/9/9/5K3 b",
+        moves: &["c6c7", "i6i7", "c7c6", "i7i6"],
+        labels: &["idle", "chase", "idle", "chase"],
+        verdicts: Some(("red_loses", "red_loses")),
+        why: "the rook follows the fleeing cannon: red chases on every move, black only flees",
+    },
+    Item {
+        article: "26.3, 26.9",
+        fen: "5k3/7n1/9/8C/4C4/4c4/c8/9/1N7/3K5 w",
+        moves: &["b1c3", "h8g6", "c3b1", "g6h8"],
+        labels: &["chase", "chase", "chase", "chase"],
+        verdicts: Some(("draw", "draw")),
+        why: "each horse attacks a loose cannon on every move: both forbidden, a draw (both A under 26.9)",
+    },
+    Item {
+        article: "27.3",
+        fen: "5k3/4a4/b3b4/9/9/3R5/9/7r1/4A4/3AK4 w",
+        moves: &["d4e4"],
+        labels: &["chase"],
+        verdicts: None,
+        why: "rook against rook: red is not the outnumbered, defending side, so the attack on the loose elephant is a chase",
     },
 ];
 
@@ -775,5 +839,5 @@ fn every_article_has_three_positions() {
     }
     let thin: Vec<String> =
         per_article.iter().filter(|(_, n)| *n < 3).map(|(a, n)| format!("{a} ({n})")).collect();
-    eprintln!("articles with fewer than three positions: {thin:?}");
+    assert!(thin.is_empty(), "articles with fewer than three positions: {thin:?}");
 }
