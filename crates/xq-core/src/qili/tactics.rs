@@ -533,7 +533,7 @@ pub fn judge_capture(pos: &Position, capture: Move, budget: &mut Budget) -> Capt
 #[derive(Clone, Copy, Debug)]
 pub enum Standing<'a> {
     /// Against the position before the capture: a piece hanging anyway is weighed apart
-    /// (against it the capture need only break even).
+    /// (against it the capture need only break even; 25.3, see `judge_capture_with`).
     BeforeCapture,
     /// Against an earlier position, the capturer's side to move there: the capture ends a
     /// line of checks from that position, and a win through checks is one combination
@@ -605,10 +605,14 @@ pub fn judge_capture_with(
         recaptured = true;
         answer = answer.max(attacker_value);
     }
-    // The capture must win more than anything it lets the opponent win back; against a
-    // piece that was hanging anyway an even trade is enough (two rooks each attacking a
-    // loose pawn both chase, 2020 figure 8), but not a smaller piece for a bigger one
-    // (reference figure 28: taking an advisor while a horse hangs wins nothing).
+    // 29.3 / 28.16: the target is unprotected (or protected too little) when the capture
+    // wins more than anything it lets the opponent win back (a recapture and the exchange
+    // that follows, or a piece the capturing piece stops guarding or shielding). 25.3
+    // ("子力价值…也是判断是否'捉子'的依据之一"; 29.1 得子): nor may the capture lose
+    // material on balance, counting a piece of the mover's that hangs anyway; against that
+    // an even trade is enough (two rooks each attacking a loose pawn both chase, 2020
+    // figure 8), a smaller piece for a bigger one is not (reference figure 28: taking an
+    // advisor while a horse hangs wins nothing).
     // 26.5 (2020): when the capture's cost is elsewhere (the capturing piece guarded or
     // shielded another piece from its square: mutual captures of different pieces), the
     // balance of the complete exchange decides and even is a chase. Not for a pawn target:
@@ -653,6 +657,7 @@ pub fn judge_capture_with(
     }
 }
 
+/// 29.1 ("能够通过完整的交换过程得子": winning material through a complete exchange):
 /// `Some(rook)` when `capture` wins material as a two-move combination: the capturing
 /// piece, leaving its square, uncovers a capture by another piece (opens a line, a screen
 /// or a horse's leg), so that whatever the opponent answers, the capture plus that
