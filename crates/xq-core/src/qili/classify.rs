@@ -3,9 +3,7 @@
 
 use super::readings::{self, on};
 use super::tactics::{Budget, Standing, can_capture, threatens_mate};
-use super::threats::{
-    Threats, direct_threats, direct_threats_with, exchange_partners, threats, threats_with,
-};
+use super::threats::{Threats, direct_threats_with, exchange_partners, threats, threats_with};
 use super::values::equal_material;
 use super::{MoveClass, RuleSet};
 use crate::movelist::MoveList;
@@ -240,7 +238,7 @@ pub(crate) fn classify(
     // Only the pieces threatened now matter for whether a threat is new.
     let relevant = SquareSet(now.chased.0 | now.pawn_only.0 | now.king_only.0);
     let then = match existed_before(before, previous, cx.answering_check) {
-        Some(earlier) => threats(&earlier, Some(m.from()), relevant, &mut budget),
+        Some(earlier) => threats_with(&earlier, Some(m.from()), relevant, Standing::StoodBefore, &mut budget),
         None => Threats::default(),
     };
     let new = new_chases(&cx, &now, &then, &mut budget);
@@ -327,7 +325,7 @@ fn chase(cx: &Context<'_>, now: &Threats, new: SquareSet, budget: &mut Budget) -
     // moved piece, on its square before the move, is judged as the moved piece there too
     // (`Capturer::MovedPiece`): a root that attacked a piece before it moved chased it.
     let continuing = !cx.answering_check && {
-        let stood = threats(cx.before, Some(cx.m.from()), new, budget);
+        let stood = threats_with(cx.before, Some(cx.m.from()), new, Standing::StoodBefore, budget);
         new.0 & !stood.chased.0 == 0
     };
     // 29.2 ("捉产生于刚走的这着棋，上一着尚不存在"): a chase that stood before the move, by
@@ -348,7 +346,7 @@ fn chase(cx: &Context<'_>, now: &Threats, new: SquareSet, budget: &mut Budget) -
     // chase; red, chasing anew with single pieces, is A against black's joint chase).
     let continuing = continuing && {
         let standing =
-            if on(readings::CONTINUING_IN_EARNEST) { Standing::Full } else { Standing::BeforeCapture };
+            if on(readings::CONTINUING_IN_EARNEST) { Standing::Full } else { Standing::StoodBefore };
         let stood = threats_with(cx.before, Some(cx.m.from()), new, standing, budget);
         new.0 & !stood.chased.0 == 0
     };
@@ -506,12 +504,12 @@ fn given_by_the_opponent(
     // Won in `before` outright: the opponent left it en prise, and keeping the attack on it
     // is a chase (reference figure 34: 车二进六 keeps the elephant's attack on the cannon
     // that has just fled to i2).
-    let plain = direct_threats(before, None, naive, true, budget).chased;
+    let plain = direct_threats_with(before, None, naive, true, Standing::StoodBefore, budget).chased;
     let naive = SquareSet(naive.0 & !plain.0);
     if naive.is_empty() {
         return SquareSet::EMPTY;
     }
-    let stood = threats(earlier, None, naive, budget).chased;
+    let stood = threats_with(earlier, None, naive, Standing::StoodBefore, budget).chased;
     SquareSet(naive.0 & !stood.0)
 }
 

@@ -97,6 +97,9 @@ readings! {
     PAWN_GIVEN_AS_MINOR = 20, "pawn_given_as_minor", Reading, "25.3 (过河兵价值浮动); figure 24 = seeds case 10";
     /// A win through checks pays for what its checks left hanging.
     CHECKS_PAY_THEIR_COST = 21, "checks_pay_their_cost", Reading, "29.1, 25.3; reference 33";
+    /// 29.1 first form: the plain capture of a piece with no root is a chase whatever else of
+    /// the mover's hangs; only the other forms (checks, exchange) weigh the balance.
+    PLAIN_CAPTURE_CHASES = 22, "plain_capture_chases", Text, "29.1 能够直接吃子 (a plain capture of a piece with no root chases whatever else hangs)";
 }
 
 /// The switch word every thread starts with: every reading the judge applies.

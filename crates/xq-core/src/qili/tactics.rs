@@ -532,9 +532,15 @@ pub fn judge_capture(pos: &Position, capture: Move, budget: &mut Budget) -> Capt
 /// capture as after it (a piece of the capturer's that hangs anyway).
 #[derive(Clone, Copy, Debug)]
 pub enum Standing<'a> {
-    /// Against the position before the capture: a piece hanging anyway is weighed apart
-    /// (against it the capture need only break even; 25.3, see `judge_capture_with`).
+    /// Against the position before the capture, for what the move threatens: a piece of
+    /// the capturer's hanging anyway is weighed apart (against it the capture need only
+    /// break even; 25.3, see `judge_capture_with`), except for the plain capture of a
+    /// piece without a root, which 29.1's first form makes a chase whatever else hangs.
     BeforeCapture,
+    /// As `BeforeCapture`, for whether a chase already stood before the move (29.2): a
+    /// capture that would then have lost material on balance, a bigger piece of the
+    /// capturer's hanging, did not stand: the opponent's counter-threat suspended it.
+    StoodBefore,
     /// Against an earlier position, the capturer's side to move there: the capture ends a
     /// line of checks from that position, and a win through checks is one combination
     /// (29.1), so what the checks themselves left hanging is a full cost of it (reference
@@ -589,7 +595,7 @@ pub fn judge_capture_with(
             Some(root.with_side_to_move(target.color))
         }
         Standing::Since(_) => None,
-        Standing::BeforeCapture | Standing::Ignored | Standing::Full => None,
+        Standing::BeforeCapture | Standing::StoodBefore | Standing::Ignored | Standing::Full => None,
     };
     // An overloaded defender is weighed only when no pawn takes part: a crossed pawn's
     // value floats (25.3), so no gain computed through one is a gain.
@@ -622,13 +628,21 @@ pub fn judge_capture_with(
     let even_elsewhere = target.kind != PieceKind::Pawn && on(readings::EVEN_TRADE_26_5);
     let elsewhere_loses =
         if even_elsewhere { target_value - elsewhere < 0 } else { target_value - elsewhere <= 0 };
-    let hanging_loses = weigh_standing && on(readings::HANGING_ANYWAY) && target_value - hanging_anyway < 0;
+    // 29.1's first form ("能够直接吃子") makes the plain capture of a piece without a root a
+    // chase whatever else of the mover's hangs; its other forms (through checks, through a
+    // complete exchange: "得子") and the question whether a chase stood before the move
+    // (29.2, `Standing::StoodBefore`) weigh the material on balance.
+    let plain_capture = !recaptured && matches!(standing, Standing::BeforeCapture);
+    let hanging_loses = weigh_standing
+        && on(readings::HANGING_ANYWAY)
+        && !(on(readings::PLAIN_CAPTURE_CHASES) && plain_capture)
+        && target_value - hanging_anyway < 0;
     let mut combination = None;
     if target_value - answer <= 0 || elsewhere_loses || hanging_loses {
         // A capture that loses on the square may still win as a combination; only at the
         // top of a chase test (not inside lines of checks, where it finds wins the book
         // does not name: figure 26).
-        if matches!(standing, Standing::BeforeCapture)
+        if matches!(standing, Standing::BeforeCapture | Standing::StoodBefore)
             && on(readings::COMBINATION)
             && !elsewhere_loses
             && !hanging_loses

@@ -38,24 +38,14 @@ pub(super) struct Threats {
     pub(super) traded: SquareSet,
 }
 
-/// The pieces among `mask` the side to move of `pos` wins by a direct capture (29.1).
+/// The pieces among `mask` the side to move of `pos` wins by a direct capture (29.1), with
+/// the answers that stood before each capture weighed as `standing` says
+/// ([`judge_capture_with`]).
 ///
 /// With `target_may_trade`, a target that can first trade itself off against its attacker
 /// ([`target_trades_off`]) is not counted: that holds in the position "if the mover moved
 /// again", where the opponent is really to move. After a check and its answer the
 /// opponent has spent its move, so the target can no longer trade itself off.
-pub(super) fn direct_threats(
-    pos: &Position,
-    mover_square: Option<Square>,
-    mask: SquareSet,
-    target_may_trade: bool,
-    budget: &mut Budget,
-) -> Threats {
-    direct_threats_with(pos, mover_square, mask, target_may_trade, Standing::BeforeCapture, budget)
-}
-
-/// [`direct_threats`], with the answers that stood before each capture weighed as
-/// `standing` says ([`judge_capture_with`]).
 pub(super) fn direct_threats_with(
     pos: &Position,
     mover_square: Option<Square>,
