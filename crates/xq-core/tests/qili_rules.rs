@@ -183,12 +183,15 @@ fn two_rooks_each_attacking_a_loose_pawn_both_chase() {
 }
 
 #[test]
-fn taking_a_small_piece_while_a_big_one_hangs_is_no_chase() {
-    // The red rook can take the loose advisor on d9, but black's rook takes the loose red
-    // horse on c8 in return: a horse for an advisor is no gain (reference figure 28).
-    assert_eq!(capture("3a5/2N2k3/2r6/9/9/9/9/9/9/3RK4 w", "d0d9"), CaptureVerdict::NoGain);
-    // Without the hanging horse the advisor is simply won.
-    assert_eq!(capture("3a5/5k3/2r6/9/9/9/9/9/9/3RK4 w", "d0d9"), CaptureVerdict::Unprotected);
+fn taking_a_small_piece_while_a_big_one_hangs_is_no_chase_through_checks() {
+    // 29.1's first form ("能够直接吃子"): the rook takes the loose advisor on d9 directly, a
+    // chase whatever else of red's hangs (black's rook could take the horse on c8).
+    assert_eq!(capture("3a5/2N2k3/2r6/9/9/9/9/9/9/3RK4 w", "d0d9"), CaptureVerdict::Unprotected);
+    // Its other forms weigh the material on balance (得子, 25.3): reference figure 28,
+    // 车四平二 threatens 车二进七 check and then the advisor on d9, while black's rook takes
+    // the horse on c8: a horse for an advisor is no gain, idle.
+    let info = classify("3a1k3/n1N1a4/2r6/9/2P5p/9/9/7R1/4A4/3AK4 w", &["h2f2", "e8f7", "f2h2"]);
+    assert_eq!(info[2].class, MoveClass::Idle, "{info:?}");
 }
 
 #[test]

@@ -1,10 +1,10 @@
 //! Classification of one move of a game history: check, mate threat, chase or idle (27.4,
 //! 28, 29), with the chased pieces and how the chase works.
 
+use super::readings::{self, on};
 use super::tactics::{Budget, Standing, can_capture, threatens_mate};
-use super::threats::{
-    Threats, direct_threats, direct_threats_with, exchange_partners, threats, threats_with,
-};
+use super::threats::{Threats, direct_threats_with, exchange_partners, threats, threats_with};
+use super::values::equal_material;
 use super::{MoveClass, RuleSet};
 use crate::movelist::MoveList;
 use crate::position::Position;
@@ -238,7 +238,7 @@ pub(crate) fn classify(
     // Only the pieces threatened now matter for whether a threat is new.
     let relevant = SquareSet(now.chased.0 | now.pawn_only.0 | now.king_only.0);
     let then = match existed_before(before, previous, cx.answering_check) {
-        Some(earlier) => threats(&earlier, Some(m.from()), relevant, &mut budget),
+        Some(earlier) => threats_with(&earlier, Some(m.from()), relevant, Standing::StoodBefore, &mut budget),
         None => Threats::default(),
     };
     let new = new_chases(&cx, &now, &then, &mut budget);
@@ -256,7 +256,7 @@ fn threats_unless_mate(cx: &Context<'_>, budget: &mut Budget) -> Option<Threats>
     // The same holds for every threat of the move: a false protection (假根) that rests on
     // a mate taking that piece protects after all (figure 29: 兵四平五 wins the advisor only
     // because its recapture would allow 车二进六 mate).
-    let offered = exchange_partners(&cx.again, cx.m.to(), budget);
+    let offered = if on(readings::TRADE_OFF) { exchange_partners(&cx.again, cx.m.to(), budget) } else { 0 };
     budget.trading_off(cx.mover(), offered);
     let now = if threatens_mate(&cx.again, budget) {
         None
@@ -273,9 +273,19 @@ fn threats_unless_mate(cx: &Context<'_>, budget: &mut Budget) -> Option<Threats>
 /// created it ([`given_by_the_opponent`]).
 fn new_chases(cx: &Context<'_>, now: &Threats, then: &Threats, budget: &mut Budget) -> SquareSet {
     let mut new = SquareSet(now.chased.0 & !then.chased.0);
+    // 2020 26.1.4 / 29.2 ("捉产生于刚走的这着棋"): what the moved piece attacks from its new
+    // square is made by this move, unless the same piece attacked the same target from its
+    // old square before the check. A piece that blocks a check and from there newly
+    // attacks a piece another piece was already attacking makes a chase of its own.
+    if cx.answering_check && on(readings::MOVED_PIECE_ATTACK_NEW) {
+        new.0 |= now.by_mover.0 & !then.by_mover.0;
+    }
     if cx.answering_check {
+        if !on(readings::STOOD_BUT_FOR_CHECK) {
+            return new;
+        }
         new.0 &= !stood_but_for_the_check(cx.before, cx.m, &cx.again, new, now.by_mover).0;
-    } else if let Some((_, earlier)) = cx.previous {
+    } else if let Some((_, earlier)) = cx.previous.filter(|_| on(readings::GIVEN_BY_OPPONENT)) {
         let answered = SquareSet(new.0 & !now.by_mover.0);
         new.0 &=
             !given_by_the_opponent(cx.before, &earlier.with_side_to_move(cx.mover()), answered, budget).0;
@@ -286,7 +296,7 @@ fn new_chases(cx: &Context<'_>, now: &Threats, then: &Threats, budget: &mut Budg
 /// The move chases the pieces on `new` (not empty): a chase, how it works and its 26.9
 /// grade; or idle where the book weighs such a chase as idle (27.3, 从捉到捉).
 fn chase(cx: &Context<'_>, now: &Threats, new: SquareSet, budget: &mut Budget) -> MoveInfo {
-    if holds_key_point(cx.after, cx.mover(), new) {
+    if on(readings::KEY_POINT) && holds_key_point(cx.after, cx.mover(), new) {
         return MoveInfo {
             detail: Detail::Idle(IdleKind::KeyPoint),
             targets: new,
@@ -315,28 +325,17 @@ fn chase(cx: &Context<'_>, now: &Threats, new: SquareSet, budget: &mut Budget) -
     // moved piece, on its square before the move, is judged as the moved piece there too
     // (`Capturer::MovedPiece`): a root that attacked a piece before it moved chased it.
     let continuing = !cx.answering_check && {
-        let stood = threats(cx.before, Some(cx.m.from()), new, budget);
+        let stood = threats_with(cx.before, Some(cx.m.from()), new, Standing::StoodBefore, budget);
         new.0 & !stood.chased.0 == 0
     };
-    // 29.2 (从捉到捉, the seeds' case 6) as the 2020 book still applies it: a chase of
-    // protected pieces only (joint or by exchange, 少根) that stood before the move and
-    // owes nothing to the moved piece (it stands without it) is not made by this move:
-    // idle (reference figure 37: the cannon fleeing the rook while rook and cannon keep
-    // their joint attack on the horse). Continuing chases of unprotected pieces (figure
-    // 3, reference 28, 39) and joint chases the moved piece takes part in (figure 27)
-    // stay chases.
-    if continuing
-        && new.0 & !(now.joint.0 | now.by_exchange.0) == 0
-        && moved_piece_irrelevant(&cx.again, cx.m.to(), new, budget)
-    {
-        return MoveInfo::plain(MoveClass::Idle);
-    }
-    // The same for a continuing chase, by other pieces than the moved one, of advisors
-    // and elephants only: the book weighs incidental attacks on them as idle (2020 26.2,
-    // seeds 27.3 "附带产生的捉士相(象), 按闲处理") and their continuing chase as 从捉到捉
-    // (reference figure 6: 士4进5 while the rook keeps attacking the loose elephant on
-    // i2; against reference 28, where the continuing target is a horse: a chase).
-    if continuing && new.0 & now.by_mover.0 == 0 && only_advisors_or_elephants(cx.after, new) {
+    // 29.2 ("捉产生于刚走的这着棋，上一着尚不存在"): a chase that stood before the move, by
+    // other pieces than the moved one and owing nothing to it, is not made by this move.
+    // The 2020 book keeps such a standing chase a chase when its target is a rook, horse or
+    // cannon without any root (figure 3, references 18, 28, 34: the chasing side keeps the
+    // piece en prise whatever it moves); a standing attack on an advisor or elephant
+    // (incidental, 27.3 "附带产生的捉士相(象)"; reference 6) or on a piece with a root too
+    // few to hold it (少根, won only jointly or by exchange; reference 37) is idle.
+    if continuing && on(readings::STANDING_CHASE_NOT_MADE) && standing_chase_not_made(cx, now, new, budget) {
         return MoveInfo::plain(MoveClass::Idle);
     }
     // For the 26.9 grade a chase continues only if it stood in earnest: a chase that the
@@ -346,7 +345,9 @@ fn chase(cx: &Context<'_>, now: &Threats, new: SquareSet, budget: &mut Budget) -
     // horse out of the joint attack on b6, and the cannon's attack on d8 becomes a
     // chase; red, chasing anew with single pieces, is A against black's joint chase).
     let continuing = continuing && {
-        let stood = threats_with(cx.before, Some(cx.m.from()), new, Standing::Full, budget);
+        let standing =
+            if on(readings::CONTINUING_IN_EARNEST) { Standing::Full } else { Standing::StoodBefore };
+        let stood = threats_with(cx.before, Some(cx.m.from()), new, standing, budget);
         new.0 & !stood.chased.0 == 0
     };
     MoveInfo { class: MoveClass::Chase, detail: Detail::Chase(how), targets: new, grade_b, continuing }
@@ -383,11 +384,23 @@ fn idle(cx: &Context<'_>, now: &Threats, then: &Threats) -> MoveInfo {
     MoveInfo { detail: kind.map_or(Detail::None, Detail::Idle), ..MoveInfo::plain(MoveClass::Idle) }
 }
 
-/// Whether every piece on `targets` is an advisor or an elephant.
-fn only_advisors_or_elephants(pos: &Position, targets: SquareSet) -> bool {
-    targets.iter().all(|sq| {
-        pos.piece_at(sq).is_some_and(|p| matches!(p.kind, PieceKind::Advisor | PieceKind::Elephant))
-    })
+/// 29.2: whether the standing chase of `new` (every target chased before the move) is one
+/// the move did not make and the 2020 book does not keep: no target is attacked by the
+/// moved piece, every target is an advisor or an elephant or is won only jointly or by
+/// exchange (少根), and those won so are still won with the moved piece off the board.
+fn standing_chase_not_made(cx: &Context<'_>, now: &Threats, new: SquareSet, budget: &mut Budget) -> bool {
+    if new.0 & now.by_mover.0 != 0 {
+        return false;
+    }
+    let rooted = SquareSet(new.0 & (now.joint.0 | now.by_exchange.0));
+    let weak_or_rooted = new.iter().all(|sq| {
+        rooted.contains(sq)
+            || cx
+                .after
+                .piece_at(sq)
+                .is_some_and(|p| matches!(p.kind, PieceKind::Advisor | PieceKind::Elephant))
+    });
+    weak_or_rooted && (rooted.is_empty() || moved_piece_irrelevant(&cx.again, cx.m.to(), rooted, budget))
 }
 
 /// Whether every piece of `targets` is still won in `again` (the mover to move) with the
@@ -429,7 +442,13 @@ fn holds_key_point(after: &Position, me: Color, targets: SquareSet) -> bool {
             .count()
     };
     let mine = attackers(me);
-    mine == 1 && attackers(me.opponent()) >= mine
+    // "防守要点" (a defensive key point; 2020 26.2: "the defending side"): the side holding
+    // it is the weaker one, so the opponent has more attacking pieces, not as many.
+    if on(readings::KEY_POINT_DEFENDER) {
+        mine == 1 && attackers(me.opponent()) > mine
+    } else {
+        mine == 1 && attackers(me.opponent()) >= mine
+    }
 }
 
 /// The position (mover to move) in which a threat must not already have existed for the
@@ -452,7 +471,7 @@ fn existed_before(
     previous: Option<(Move, &Position)>,
     answering_check: bool,
 ) -> Option<Position> {
-    if !answering_check {
+    if !answering_check || !on(readings::ANSWER_TO_CHECK_NEW) {
         return None;
     }
     let me = before.side_to_move();
@@ -485,12 +504,12 @@ fn given_by_the_opponent(
     // Won in `before` outright: the opponent left it en prise, and keeping the attack on it
     // is a chase (reference figure 34: 车二进六 keeps the elephant's attack on the cannon
     // that has just fled to i2).
-    let plain = direct_threats(before, None, naive, true, budget).chased;
+    let plain = direct_threats_with(before, None, naive, true, Standing::StoodBefore, budget).chased;
     let naive = SquareSet(naive.0 & !plain.0);
     if naive.is_empty() {
         return SquareSet::EMPTY;
     }
-    let stood = threats(earlier, None, naive, budget).chased;
+    let stood = threats_with(earlier, None, naive, Standing::StoodBefore, budget).chased;
     SquareSet(naive.0 & !stood.0)
 }
 
@@ -533,7 +552,7 @@ fn stood_but_for_the_check(
     stood
 }
 
-/// Whether some piece of the mover stands face to face with an enemy piece of its kind
+/// Whether some piece of the mover stands face to face with an enemy piece of equal material
 /// (each can take the other) and is protected after the move but was not before.
 fn offers_exchange_by_guarding(before: &Position, after: &Position) -> bool {
     let me = before.side_to_move();
@@ -543,7 +562,8 @@ fn offers_exchange_by_guarding(before: &Position, after: &Position) -> bool {
         let (Some(attacker), Some(victim)) = (after.piece_at(c.from()), after.piece_at(c.to())) else {
             return false;
         };
-        if victim.color != me || victim.kind != attacker.kind || !after.pseudo_move_is_legal(c) {
+        if victim.color != me || !equal_material(victim.kind, attacker.kind) || !after.pseudo_move_is_legal(c)
+        {
             return false;
         }
         let facing = after.with_side_to_move(me).is_legal(Move::new(c.to(), c.from()));
@@ -559,20 +579,27 @@ fn idle_kind(before: &Position, m: Move, after: &Position, previous: Option<Move
     let me = before.side_to_move();
     let moved = before.piece_at(m.from())?;
     let to = m.to();
-    // 兑 / 献: an enemy piece of the same kind can take the moved piece. It is offered (献)
-    // when some such capture cannot be answered by a recapture, and offered in exchange (兑)
-    // when every one can: the answer must not depend on which capture is looked at first.
+    // 兑 (28.5 "凡走子可与同等子力互换吃去者"): an enemy piece of equal material (25.3: the
+    // same kind, horse and cannon, advisor and elephant) can take the moved piece, and
+    // every such capture is answered by a recapture. 献 (28.6 "无根子送吃…同兵种子"): an
+    // enemy piece of the same kind can take it unanswered. The answer must not depend on
+    // which capture is looked at first.
     let mut caps = MoveList::new();
     super::tactics::legal_captures_to(after, to, &mut caps);
-    let mut same_kind =
-        caps.iter().filter(|c| after.piece_at(c.from()).is_some_and(|p| p.kind == moved.kind));
-    if let Some(&first) = same_kind.next() {
-        let protected = |c: Move| can_capture(&after.after(c), to);
-        let exchanged = protected(first) && same_kind.all(|&c| protected(c));
-        return Some(if exchanged { IdleKind::ExchangeOffer } else { IdleKind::Offer });
+    let kind_of = |c: &Move| after.piece_at(c.from()).map(|p| p.kind);
+    let protected = |c: Move| can_capture(&after.after(c), to);
+    let mut equal = caps.iter().filter(|c| kind_of(c).is_some_and(|k| equal_material(k, moved.kind)));
+    if let Some(&first) = equal.next() {
+        if protected(first) && equal.all(|&c| protected(c)) {
+            return Some(IdleKind::ExchangeOffer);
+        }
+        // 28.6: 献 is an unprotected piece offered to an enemy piece of the same kind.
+        if caps.iter().any(|&c| kind_of(&c) == Some(moved.kind) && !protected(c)) {
+            return Some(IdleKind::Offer);
+        }
     }
-    // 兑 made by guarding: another piece of the mover, facing an enemy piece of its kind,
-    // is protected now and was not before.
+    // 兑 made by guarding (28.5): another piece of the mover, facing an enemy piece of
+    // equal material, is protected now and was not before.
     if offers_exchange_by_guarding(before, after) {
         return Some(IdleKind::ExchangeOffer);
     }

@@ -18,6 +18,8 @@
 //! ```
 
 mod classify;
+#[doc(hidden)]
+pub mod readings;
 pub mod tactics;
 mod threats;
 pub mod values;

@@ -5,6 +5,7 @@
 //! budget shared by one classification ([`Budget`]), so a pathological position costs at
 //! most a known amount of work. Everything lives on the stack: no allocation.
 
+use super::readings::{self, on};
 use super::values::{ROOK, value};
 use crate::movelist::MoveList;
 use crate::position::Position;
@@ -413,7 +414,7 @@ pub fn answers_to_capture(
         let next = after.after(r);
         let mut back = exchange_gain(&next, r.to(), MAX_EXCHANGE_CAPTURES, budget);
         let is_recapture = r.to() == capture.to();
-        if weigh_overload && is_recapture && value(victim, r.to()) > back {
+        if weigh_overload && on(readings::OVERLOADED_ROOT) && is_recapture && value(victim, r.to()) > back {
             // The recapturing piece (the target's root) may also have been guarding another
             // piece: what its leaving lets the capturer's side take instead is the
             // recapture's cost. An overloaded root protects in form only (28.16 "形式上是根,
@@ -428,7 +429,7 @@ pub fn answers_to_capture(
         } else if gain <= capture_gain(standing_base.unwrap_or(earlier), r, budget) {
             &mut answers.standing
         } else if let Some(freed) = chaser_made_possible(earlier, r, capture.from()) {
-            if freed == Freed::Guarded && capturer == Capturer::MovedPiece {
+            if freed == Freed::Guarded && capturer == Capturer::MovedPiece && on(readings::MOVED_ROOT) {
                 continue;
             }
             &mut answers.elsewhere
@@ -441,7 +442,7 @@ pub fn answers_to_capture(
         if !counts {
             continue;
         }
-        if mates_by_checks(&next, FALSE_ROOT_MATE_CHECKS, budget) {
+        if on(readings::FALSE_ROOT_BY_MATE) && mates_by_checks(&next, FALSE_ROOT_MATE_CHECKS, budget) {
             continue;
         }
         *slot = (*slot).max(gain);
@@ -531,9 +532,15 @@ pub fn judge_capture(pos: &Position, capture: Move, budget: &mut Budget) -> Capt
 /// capture as after it (a piece of the capturer's that hangs anyway).
 #[derive(Clone, Copy, Debug)]
 pub enum Standing<'a> {
-    /// Against the position before the capture: a piece hanging anyway is weighed apart
-    /// (against it the capture need only break even).
+    /// Against the position before the capture, for what the move threatens: a piece of
+    /// the capturer's hanging anyway is weighed apart (against it the capture need only
+    /// break even; 25.3, see `judge_capture_with`), except for the plain capture of a
+    /// piece without a root, which 29.1's first form makes a chase whatever else hangs.
     BeforeCapture,
+    /// As `BeforeCapture`, for whether a chase already stood before the move (29.2): a
+    /// capture that would then have lost material on balance, a bigger piece of the
+    /// capturer's hanging, did not stand: the opponent's counter-threat suspended it.
+    StoodBefore,
     /// Against an earlier position, the capturer's side to move there: the capture ends a
     /// line of checks from that position, and a win through checks is one combination
     /// (29.1), so what the checks themselves left hanging is a full cost of it (reference
@@ -584,8 +591,11 @@ pub fn judge_capture_with(
     let after = pos.after(capture);
     let earlier = pos.with_side_to_move(target.color);
     let since = match standing {
-        Standing::Since(root) => Some(root.with_side_to_move(target.color)),
-        Standing::BeforeCapture | Standing::Ignored | Standing::Full => None,
+        Standing::Since(root) if on(readings::CHECKS_PAY_THEIR_COST) => {
+            Some(root.with_side_to_move(target.color))
+        }
+        Standing::Since(_) => None,
+        Standing::BeforeCapture | Standing::StoodBefore | Standing::Ignored | Standing::Full => None,
     };
     // An overloaded defender is weighed only when no pawn takes part: a crossed pawn's
     // value floats (25.3), so no gain computed through one is a gain.
@@ -596,31 +606,47 @@ pub fn judge_capture_with(
     if matches!(standing, Standing::Full) {
         answer = answer.max(hanging_anyway);
     }
-    if !recaptured && hidden_protection(&after, to, budget) {
+    if !recaptured && on(readings::HIDDEN_PROTECTION) && hidden_protection(&after, to, budget) {
         // 暗根: protected by a recapture through check.
         recaptured = true;
         answer = answer.max(attacker_value);
     }
-    // The capture must win more than anything it lets the opponent win back; against a
-    // piece that was hanging anyway an even trade is enough (two rooks each attacking a
-    // loose pawn both chase, 2020 figure 8), but not a smaller piece for a bigger one
-    // (reference figure 28: taking an advisor while a horse hangs wins nothing).
+    // 29.3 / 28.16: the target is unprotected (or protected too little) when the capture
+    // wins more than anything it lets the opponent win back (a recapture and the exchange
+    // that follows, or a piece the capturing piece stops guarding or shielding). 25.3
+    // ("子力价值…也是判断是否'捉子'的依据之一"; 29.1 得子): nor may the capture lose
+    // material on balance, counting a piece of the mover's that hangs anyway; against that
+    // an even trade is enough (two rooks each attacking a loose pawn both chase, 2020
+    // figure 8), a smaller piece for a bigger one is not (reference figure 28: taking an
+    // advisor while a horse hangs wins nothing).
     // 26.5 (2020): when the capture's cost is elsewhere (the capturing piece guarded or
     // shielded another piece from its square: mutual captures of different pieces), the
     // balance of the complete exchange decides and even is a chase. Not for a pawn target:
     // a crossed pawn's value floats (25.3), so no trade against it is even. What the piece
     // just moved stops guarding is not counted at all (`Capturer::MovedPiece`, seeds'
     // case 4).
-    let even_elsewhere = target.kind != PieceKind::Pawn;
+    let even_elsewhere = target.kind != PieceKind::Pawn && on(readings::EVEN_TRADE_26_5);
     let elsewhere_loses =
         if even_elsewhere { target_value - elsewhere < 0 } else { target_value - elsewhere <= 0 };
-    let hanging_loses = weigh_standing && target_value - hanging_anyway < 0;
+    // 29.1's first form ("能够直接吃子") makes the plain capture of a piece without a root a
+    // chase whatever else of the mover's hangs; its other forms (through checks, through a
+    // complete exchange: "得子") and the question whether a chase stood before the move
+    // (29.2, `Standing::StoodBefore`) weigh the material on balance.
+    let plain_capture = !recaptured && matches!(standing, Standing::BeforeCapture);
+    let hanging_loses = weigh_standing
+        && on(readings::HANGING_ANYWAY)
+        && !(on(readings::PLAIN_CAPTURE_CHASES) && plain_capture)
+        && target_value - hanging_anyway < 0;
     let mut combination = None;
     if target_value - answer <= 0 || elsewhere_loses || hanging_loses {
         // A capture that loses on the square may still win as a combination; only at the
         // top of a chase test (not inside lines of checks, where it finds wins the book
         // does not name: figure 26).
-        if matches!(standing, Standing::BeforeCapture) && !elsewhere_loses && !hanging_loses {
+        if matches!(standing, Standing::BeforeCapture | Standing::StoodBefore)
+            && on(readings::COMBINATION)
+            && !elsewhere_loses
+            && !hanging_loses
+        {
             combination = wins_with_uncovered_capture(pos, capture, &after, target_value, budget);
         }
         if combination.is_none() {
@@ -629,7 +655,7 @@ pub fn judge_capture_with(
     }
     // 29.4: a capture that lets the mover be mated next is no gain. Tested last: it is the
     // dearest test, and most captures are already no gain by material.
-    if mates_by_checks(&after, REPLY_MATE_CHECKS, budget) {
+    if on(readings::NOT_MATED_AFTER) && mates_by_checks(&after, REPLY_MATE_CHECKS, budget) {
         return CaptureVerdict::NoGain;
     }
     if let Some(rook) = combination {
@@ -645,6 +671,7 @@ pub fn judge_capture_with(
     }
 }
 
+/// 29.1 ("能够通过完整的交换过程得子": winning material through a complete exchange):
 /// `Some(rook)` when `capture` wins material as a two-move combination: the capturing
 /// piece, leaving its square, uncovers a capture by another piece (opens a line, a screen
 /// or a horse's leg), so that whatever the opponent answers, the capture plus that
@@ -751,8 +778,11 @@ pub fn hidden_protection(after: &Position, to: Square, budget: &mut Budget) -> b
             let next = checked.after(r);
             let mut caps = MoveList::new();
             legal_captures_to(&next, piece_at, &mut caps);
-            caps.iter()
-                .any(|&w| budget.spend() && !mates_by_checks(&next.after(w), FALSE_ROOT_MATE_CHECKS, budget))
+            caps.iter().any(|&w| {
+                budget.spend()
+                    && !(on(readings::FALSE_ROOT_BY_MATE)
+                        && mates_by_checks(&next.after(w), FALSE_ROOT_MATE_CHECKS, budget))
+            })
         });
         if wins_back {
             return true;

@@ -4,11 +4,12 @@
 //! king alone, offered in exchange).
 
 use super::classify::SquareSet;
+use super::readings::{self, on};
 use super::tactics::{
     Budget, CHASE_CHECKS, CaptureVerdict, Capturer, FALSE_ROOT_MATE_CHECKS, MAX_EXCHANGE_CAPTURES, Standing,
     checking_move, exchange_gain, judge_capture_with, mates_by_checks,
 };
-use super::values::{ROOK, chaseable, given_value, value};
+use super::values::{ROOK, chaseable, equal_material, given_value, value};
 use crate::movelist::MoveList;
 use crate::position::Position;
 use crate::tables::{ELEPHANT_MOVES, HORSE_ATTACKERS, Targets};
@@ -37,24 +38,14 @@ pub(super) struct Threats {
     pub(super) traded: SquareSet,
 }
 
-/// The pieces among `mask` the side to move of `pos` wins by a direct capture (29.1).
+/// The pieces among `mask` the side to move of `pos` wins by a direct capture (29.1), with
+/// the answers that stood before each capture weighed as `standing` says
+/// ([`judge_capture_with`]).
 ///
 /// With `target_may_trade`, a target that can first trade itself off against its attacker
 /// ([`target_trades_off`]) is not counted: that holds in the position "if the mover moved
 /// again", where the opponent is really to move. After a check and its answer the
 /// opponent has spent its move, so the target can no longer trade itself off.
-pub(super) fn direct_threats(
-    pos: &Position,
-    mover_square: Option<Square>,
-    mask: SquareSet,
-    target_may_trade: bool,
-    budget: &mut Budget,
-) -> Threats {
-    direct_threats_with(pos, mover_square, mask, target_may_trade, Standing::BeforeCapture, budget)
-}
-
-/// [`direct_threats`], with the answers that stood before each capture weighed as
-/// `standing` says ([`judge_capture_with`]).
 pub(super) fn direct_threats_with(
     pos: &Position,
     mover_square: Option<Square>,
@@ -79,7 +70,11 @@ pub(super) fn direct_threats_with(
             continue;
         }
         let Some(attacker) = pos.piece_at(m.from()) else { continue };
-        let capturer = if Some(m.from()) == mover_square { Capturer::MovedPiece } else { Capturer::Other };
+        let capturer = if Some(m.from()) == mover_square && on(readings::MOVED_ROOT) {
+            Capturer::MovedPiece
+        } else {
+            Capturer::Other
+        };
         let verdict = judge_capture_with(pos, m, standing, capturer, budget);
         if verdict == CaptureVerdict::NoGain {
             continue;
@@ -103,7 +98,10 @@ pub(super) fn direct_threats_with(
                         // Grade A only when no piece guards the target even nominally: a
                         // falsely protected piece (假根) grades like an insufficiently
                         // protected one (26.9).
-                        if value(target, m.to()) >= ROOK || !nominally_guarded(pos, m) {
+                        if value(target, m.to()) >= ROOK
+                            || !on(readings::GRADE_A_PLAIN)
+                            || !nominally_guarded(pos, m)
+                        {
                             a_grade.insert(m.to());
                         }
                         plain.insert(m.to());
@@ -169,7 +167,7 @@ fn uncovers_check(pos: &Position, capture: Move) -> bool {
 /// 11 and reference figure 43 (a rook alone wins an unguarded cannon; that cannon facing
 /// another through a screen does not save it: 捉).
 fn target_trades_off(pos: &Position, capture: Move, capturer: Capturer, budget: &mut Budget) -> bool {
-    trades_off(pos, capture.to(), Some((capture, capturer)), budget)
+    on(readings::TRADE_OFF) && trades_off(pos, capture.to(), Some((capture, capturer)), budget)
 }
 
 /// The points of the enemy pieces that the piece on `from` attacks and that could first
@@ -207,7 +205,10 @@ fn trades_off(
     them.generate_pseudo_from(target_square, target, &mut moves);
     moves.iter().any(|&back| {
         let Some(victim) = pos.piece_at(back.to()) else { return false };
-        if victim.color == target.color || victim.kind != target.kind || !them.pseudo_move_is_legal(back) {
+        if victim.color == target.color
+            || !equal_material(victim.kind, target.kind)
+            || !them.pseudo_move_is_legal(back)
+        {
             return false;
         }
         if Some(back.to()) != capturer_square {
@@ -256,7 +257,7 @@ fn nominally_guarded(pos: &Position, capture: Move) -> bool {
     let guard = after.side_to_move();
     let mut moves = MoveList::new();
     after.generate_pseudo_to(guard, capture.to(), &mut moves);
-    !moves.is_empty() || hobbled_root(&after, guard, capture.to())
+    !moves.is_empty() || (on(readings::GRADE_A_PLAIN) && hobbled_root(&after, guard, capture.to()))
 }
 
 /// Whether a horse or an elephant of `guard` would guard `to` but for a piece of its own
@@ -319,7 +320,8 @@ fn check_threats(pos: &Position, mask: SquareSet, budget: &mut Budget) -> Square
             pieces.insert(sq);
         }
     }
-    wins_through_checks(pos, pos, pieces, CHASE_CHECKS, 0, budget)
+    let checks = if on(readings::TWO_CHECKS) { CHASE_CHECKS } else { 1 };
+    wins_through_checks(pos, pos, pieces, checks, 0, budget)
 }
 
 /// `set` with the piece the answer `r` moved followed to its new square.
@@ -511,7 +513,7 @@ pub(super) fn threats_with(
     // file until its check opens it) no trade is possible and the win through the check
     // is a chase.
     for sq in by_checks.iter() {
-        if !t.chased.contains(sq) && trades_off(pos, sq, None, budget) {
+        if !t.chased.contains(sq) && on(readings::TRADE_OFF) && trades_off(pos, sq, None, budget) {
             by_checks.0 &= !(1u128 << sq.index());
         }
     }
@@ -521,7 +523,7 @@ pub(super) fn threats_with(
     // done). Reference figures 34 and 40 (the side chasing through checks does not have
     // to vary against simple chases) against figure 26 (a rook won through a check).
     for sq in t.by_checks.iter() {
-        if pos.piece_at(sq).is_some_and(|p| value(p, sq) < ROOK) {
+        if on(readings::GRADE_A_PLAIN) && pos.piece_at(sq).is_some_and(|p| value(p, sq) < ROOK) {
             t.grade_b.insert(sq);
         }
     }

@@ -40,7 +40,12 @@ pub fn value(piece: Piece, square: Square) -> i32 {
 /// weak piece ([`value`]).
 pub fn given_value(piece: Piece, square: Square) -> i32 {
     match piece.kind {
-        PieceKind::Pawn if !square.on_own_side(piece.color) => MINOR,
+        PieceKind::Pawn
+            if !square.on_own_side(piece.color)
+                && super::readings::on(super::readings::PAWN_GIVEN_AS_MINOR) =>
+        {
+            MINOR
+        }
         _ => value(piece, square),
     }
 }
@@ -53,4 +58,18 @@ pub fn chaseable(piece: Piece, square: Square) -> bool {
         PieceKind::Pawn => !square.on_own_side(piece.color),
         _ => true,
     }
+}
+
+/// Whether a piece of kind `a` and one of kind `b` are equal material, what an exchange
+/// offer (兑) trades (28.5 "可与同等子力互换"): the same kind, or by 25.3's relations a horse
+/// and a cannon ("马炮相等") or an advisor and an elephant ("士相(象)相等"). A pawn trades
+/// evenly only with a pawn (25.3: its value floats).
+pub fn equal_material(a: PieceKind, b: PieceKind) -> bool {
+    use PieceKind::{Advisor, Cannon, Elephant, Horse};
+    a == b
+        || (super::readings::on(super::readings::EQUAL_MATERIAL_TRADE)
+            && matches!(
+                (a, b),
+                (Horse, Cannon) | (Cannon, Horse) | (Advisor, Elephant) | (Elephant, Advisor)
+            ))
 }

@@ -45,7 +45,10 @@ impl SideTally {
     /// chase while the other side chases anew does not have to vary, as the seeds' cases
     /// 6 and 7 decide such positions).
     pub fn grade_b(&self) -> bool {
-        self.grade_b || (self.chases > 0 && self.new_chases == 0)
+        self.grade_b
+            || (super::readings::on(super::readings::GRADE_A_PLAIN)
+                && self.chases > 0
+                && self.new_chases == 0)
     }
 
     fn attacks(&self) -> u32 {
