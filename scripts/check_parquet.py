@@ -41,6 +41,8 @@ SAMPLES = [
     ("article", pa.string()),
     ("repetitions", pa.uint8()),
     ("plies_since_capture", pa.uint16()),
+    ("limit_plies", pa.uint16()),
+    ("move_limit_plies", pa.uint16()),
     ("model_id", pa.string()),
     ("config_hash", pa.string()),
     ("seed", pa.uint64()),
@@ -70,7 +72,7 @@ def fail(message):
     sys.exit(1)
 
 
-def check(path, expected_columns, expected_rows, table_name):
+def check(path, expected_columns, expected_rows, table_name, version):
     table = pq.read_table(path)
     names = [f.name for f in table.schema]
     if names != [n for n, _ in expected_columns]:
@@ -89,8 +91,8 @@ def check(path, expected_columns, expected_rows, table_name):
     meta = pq.read_metadata(path).metadata or {}
     if meta.get(b"xq.table") != table_name.encode():
         fail(f"{path}: xq.table is {meta.get(b'xq.table')!r}, expected {table_name}")
-    if meta.get(b"xq.schema_version") != b"1":
-        fail(f"{path}: xq.schema_version is {meta.get(b'xq.schema_version')!r}, expected 1")
+    if meta.get(b"xq.schema_version") != str(version).encode():
+        fail(f"{path}: xq.schema_version is {meta.get(b'xq.schema_version')!r}, expected {version}")
     return table
 
 
@@ -103,8 +105,8 @@ def iccs(raw):
 def main():
     if len(sys.argv) != 5:
         fail(__doc__)
-    samples = check(sys.argv[1], SAMPLES, int(sys.argv[2]), "samples").to_pylist()
-    games = check(sys.argv[3], GAMES, int(sys.argv[4]), "games").to_pylist()
+    samples = check(sys.argv[1], SAMPLES, int(sys.argv[2]), "samples", 2).to_pylist()
+    games = check(sys.argv[3], GAMES, int(sys.argv[4]), "games", 1).to_pylist()
     # Reading the whole directory must skip the hidden checksum sidecars.
     directory = pq.read_table(os.path.dirname(sys.argv[1]))
     if directory.num_rows != int(sys.argv[2]):

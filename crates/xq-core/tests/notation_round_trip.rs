@@ -72,7 +72,7 @@ fn sq(s: &str) -> Square {
 
 /// A random legal position crowded onto few files: pawns across the river on two or three
 /// files, rooks, horses and cannons often sharing a file.
-fn crowded_position(rng: &mut SplitMix) -> Option<Position> {
+fn crowded_position(rng: &mut SplitMix64) -> Option<Position> {
     let mut setup = Setup::empty();
     setup.side_to_move = if rng.below(2) == 0 { Color::Red } else { Color::Black };
     let free = |setup: &mut Setup, square: Square, piece: Piece| {
@@ -111,7 +111,7 @@ fn crowded_position(rng: &mut SplitMix) -> Option<Position> {
 
 #[test]
 fn crowded_positions_round_trip() {
-    let mut rng = SplitMix(0x5EED_0002);
+    let mut rng = SplitMix64::new(0x5EED_0002);
     let (mut positions, mut moves, mut tandem) = (0usize, 0usize, 0usize);
     while positions < 5000 {
         let Some(pos) = crowded_position(&mut rng) else { continue };

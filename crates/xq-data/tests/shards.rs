@@ -11,9 +11,9 @@ use parquet::arrow::ArrowWriter;
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
 use xq_data::{
-    DataError, GameRecord, GameWriter, ReplayWindow, Sample, SampleWriter, Table, WriterOptions,
-    checksum_path, list_shards, read_dir, read_games_dir, read_samples_dir, read_shard, shard_file_name,
-    shard_row_count, shard_tmp_path,
+    DataError, GameRecord, GameWriter, ReplayWindow, SAMPLES_SCHEMA_VERSION, Sample, SampleWriter, Table,
+    WriterOptions, checksum_path, list_shards, read_dir, read_games_dir, read_samples_dir, read_shard,
+    shard_file_name, shard_row_count, shard_tmp_path,
 };
 
 fn small_shards(rows_per_shard: usize) -> WriterOptions {
@@ -183,10 +183,12 @@ fn another_schema_version_is_a_clear_error() {
     let path = dir.path().join(shard_file_name("samples", 0));
     write_with_metadata(&path, "samples", "999");
     let err = read_shard::<Sample>(&path).unwrap_err();
-    assert!(matches!(err, DataError::SchemaVersion { expected: 1, .. }), "{err}");
+    assert!(matches!(err, DataError::SchemaVersion { expected: SAMPLES_SCHEMA_VERSION, .. }), "{err}");
     let message = err.to_string();
     assert!(
-        message.contains("999") && message.contains("version 1") && message.contains("samples-000000"),
+        message.contains("999")
+            && message.contains(&format!("version {SAMPLES_SCHEMA_VERSION}"))
+            && message.contains("samples-000000"),
         "{message}"
     );
     // Not a corruption: a directory reader stops instead of skipping.
@@ -195,7 +197,7 @@ fn another_schema_version_is_a_clear_error() {
     assert!(matches!(shard_row_count::<Sample>(&path), Err(DataError::SchemaVersion { .. })));
     assert!(ReplayWindow::newest(&[dir.path()], 10).is_err());
 
-    write_with_metadata(&path, "samples", "1");
+    write_with_metadata(&path, "samples", &SAMPLES_SCHEMA_VERSION.to_string());
     assert_eq!(read_shard::<Sample>(&path).unwrap(), Vec::new());
 }
 

@@ -405,7 +405,7 @@ impl Runner<'_> {
             resume,
             progress: self.progress,
             stop_after_steps: None,
-            rules: Some(self.config.rules.clone()),
+            rules: Some(self.config.rules),
         };
         let summary = train(&config, &run).map_err(|source| LoopError::Train { generation, source })?;
         Ok(TrainRecord {

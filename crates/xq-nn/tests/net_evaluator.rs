@@ -99,7 +99,19 @@ fn a_path_without_a_checkpoint_is_a_clear_error() {
 
 /// Positions of a short random game, for batches of varied content.
 fn game_positions(count: usize, seed: u64) -> Vec<Position> {
-    xq_testkit::game_positions(seed, 1, count).into_iter().map(|(position, _)| position).collect()
+    use rand::RngExt;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut game = Game::new(Position::startpos(), GameRules::default());
+    let mut positions = vec![*game.position()];
+    while positions.len() < count {
+        let moves = game.position().legal_moves();
+        if moves.is_empty() {
+            break;
+        }
+        game.play(moves[rng.random_range(0..moves.len())]).unwrap();
+        positions.push(*game.position());
+    }
+    positions
 }
 
 /// Shared evaluation merges the requests of several games into one batch, so what a position

@@ -12,7 +12,7 @@ fn tiny_config() -> SelfplayConfig {
     let text = r#"
 [selfplay]
 games = 6
-concurrent_games = 3
+concurrency = 3
 seed = 7
 evaluator = "material"
 max_plies = 120
@@ -122,7 +122,7 @@ fn every_game_replays_legally_and_its_result_is_the_rules_verdict() {
     let config = tiny_config();
     let summary = run(&config, dir.path(), None);
     assert_eq!(summary.games_played, 6);
-    let rules = config.rules.clone();
+    let rules = config.rules;
     let samples = read_samples_dir(dir.path()).unwrap().rows;
     for record in games_by_id(dir.path()).values() {
         let start = Position::from_fen(&record.start_fen).unwrap();
@@ -184,7 +184,7 @@ fn play_into_repetition(case: &QiliCase) -> (GameRecord, Vec<xq_data::Sample>) {
     let text = r#"
 [selfplay]
 games = 1
-concurrent_games = 1
+concurrency = 1
 seed = 5
 evaluator = "material"
 max_plies = 40

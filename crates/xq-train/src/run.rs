@@ -373,7 +373,7 @@ fn save_state(
 ) -> Result<(PathBuf, String), TrainError> {
     let step = session.trainer.steps();
     let stem = layout.checkpoint_stem(step);
-    let meta = save_checkpoint(&session.trainer.inference_net(), &stem, step, run.rules.clone())?;
+    let meta = save_checkpoint(&session.trainer.inference_net(), &stem, step, run.rules)?;
     let optimizer = session.trainer.optimizer_state()?;
     let optimizer_path = layout.optimizer_file(step);
     xq_files::write_atomic(&optimizer_path, &optimizer).map_err(io_err(&optimizer_path))?;
