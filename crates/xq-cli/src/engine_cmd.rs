@@ -3,8 +3,7 @@
 
 use anyhow::{Context, Result};
 use clap::{ArgGroup, Args, ValueEnum};
-use std::path::{Path, PathBuf};
-use xq_core::GameRules;
+use std::path::PathBuf;
 use xq_mcts::{BuiltinEvaluator, SearchParams};
 use xq_nn::EvaluatorSpec;
 use xq_play::MctsPlayer;
@@ -69,7 +68,7 @@ pub fn engine(args: EngineArgs) -> Result<()> {
     };
     let built = spec.build().with_context(|| format!("cannot load the model {spec}"))?;
     let (search, rules) = match &args.config {
-        Some(path) => search_and_rules(path)?,
+        Some(path) => crate::shared_sections::search_and_rules(path)?,
         None => (None, None),
     };
     let rules = rules.or(built.trained_rules).unwrap_or_default();
@@ -92,24 +91,3 @@ pub fn engine(args: EngineArgs) -> Result<()> {
 
 /// Visits per move without a config or `--visits`.
 const DEFAULT_VISITS: u32 = 200;
-
-/// The `[search]` and `[rules]` sections of an xq config file, each checked as strictly as
-/// its own stage checks it; the file's other sections are not read.
-pub(crate) fn search_and_rules(path: &Path) -> Result<(Option<SearchParams>, Option<GameRules>)> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut table: toml::Table =
-        toml::from_str(&text).with_context(|| format!("config {}", path.display()))?;
-    let mut section = |name: &str| table.remove(name);
-    let search = section("search")
-        .map(|v| v.try_into::<SearchParams>())
-        .transpose()
-        .with_context(|| format!("config {}: [search]", path.display()))?;
-    let rules = section("rules")
-        .map(|v| v.try_into::<GameRules>())
-        .transpose()
-        .with_context(|| format!("config {}: [rules]", path.display()))?;
-    if let Some(search) = &search {
-        search.validate().with_context(|| format!("config {}: [search]", path.display()))?;
-    }
-    Ok((search, rules))
-}

@@ -35,7 +35,7 @@ pub struct TrainArgs {
 pub fn train_command(args: TrainArgs) -> Result<()> {
     let config = TrainConfig::load(&args.config)?;
     let rules = match &args.rules_from {
-        Some(path) => Some(crate::engine_cmd::search_and_rules(path)?.1.unwrap_or_default()),
+        Some(path) => Some(crate::shared_sections::search_and_rules(path)?.1.unwrap_or_default()),
         None => None,
     };
     let run = TrainRun {
