@@ -14,7 +14,12 @@ pub struct TrainArgs {
     /// takes the newest samples across them.
     #[arg(long = "data", required = true)]
     data: Vec<PathBuf>,
-    /// The run directory: checkpoints, resume state, metrics.csv and metrics.svg.
+    /// A directory of samples never trained on (repeat for several): each is scored at every
+    /// checkpoint, with the draw-rate and material baselines, into validation.csv. The games
+    /// that `[data] holdout_games` holds back from the newest --data directory are scored too.
+    #[arg(long = "validation")]
+    validation: Vec<PathBuf>,
+    /// The run directory: checkpoints, resume state, metrics.csv, metrics.svg, validation.csv.
     #[arg(long)]
     out: PathBuf,
     /// Continue the run in --out from its newest checkpoint (same config and data).
@@ -46,6 +51,7 @@ pub fn train_command(args: TrainArgs) -> Result<()> {
         progress: !args.json,
         stop_after_steps: None,
         rules,
+        validation_dirs: args.validation,
     };
     let summary = train(&config, &run)?;
     if args.json {

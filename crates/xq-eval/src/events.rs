@@ -79,6 +79,43 @@ pub enum GateThreshold {
         /// Minimum lower bound, in logistic Elo.
         min: f64,
     },
+    /// Promote when, after all pairs, the candidate's likelihood of superiority (pentanomial)
+    /// is at least `min` (e.g. 0.95).
+    Los {
+        /// Minimum LOS, in [0, 1].
+        min: f64,
+    },
+    /// A GSPRT of the candidate against the accepted model, stopped as soon as it decides:
+    /// promote when it accepts H1 (`elo1`), reject when it accepts H0 (`elo0`) or when the
+    /// gate's `pairs` are played without a decision. Logistic Elo, exact pentanomial LLR (it
+    /// stays defined for the lopsided results early pairs give).
+    Sprt {
+        /// Elo under H0.
+        elo0: f64,
+        /// Elo under H1 (greater than `elo0`).
+        elo1: f64,
+        /// Type I error (promoting a candidate no better than `elo0`).
+        alpha: f64,
+        /// Type II error (rejecting a candidate as good as `elo1`).
+        beta: f64,
+    },
+}
+
+impl GateThreshold {
+    /// The sequential test of a [`GateThreshold::Sprt`] threshold.
+    pub fn sprt(&self) -> Option<SprtConfig> {
+        match *self {
+            GateThreshold::Sprt { elo0, elo1, alpha, beta } => Some(SprtConfig {
+                elo0,
+                elo1,
+                alpha,
+                beta,
+                model: crate::stats::EloModel::Logistic,
+                method: crate::stats::LlrMethod::Exact,
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// The event format.
@@ -224,10 +261,18 @@ impl Event {
                 if *pairs == 0 {
                     return bad("a gate needs at least one pair".into());
                 }
-                if let GateThreshold::Score { min } = threshold
-                    && !(0.0..=1.0).contains(min)
-                {
-                    return bad(format!("score threshold {min} outside [0, 1]"));
+                match threshold {
+                    GateThreshold::Score { min } | GateThreshold::Los { min }
+                        if !(0.0..=1.0).contains(min) =>
+                    {
+                        return bad(format!("threshold {min} outside [0, 1]"));
+                    }
+                    GateThreshold::Sprt { .. } => {
+                        if let Some(test) = threshold.sprt() {
+                            test.validate().map_err(|e| EventError::InvalidConfig(e.to_string()))?;
+                        }
+                    }
+                    _ => {}
                 }
             }
             Format::Swiss { rounds, .. } => {
@@ -322,19 +367,24 @@ impl Event {
     /// maximum).
     pub fn next_games(&mut self, max: usize) -> Vec<ScheduledGame> {
         let mut out = Vec::new();
+        if let Some((cfg, max_pairs)) = self.sequential_test() {
+            let decided = sprt(&self.pentanomial(), &cfg).is_ok_and(|r| r.state != SprtState::Continue);
+            while !decided && out.len() + 2 <= max && self.next_pair < max_pairs {
+                let pair = self.next_pair;
+                out.extend(self.game_pair(1, pair, 0, 1, pair as usize));
+                self.next_pair += 1;
+            }
+            self.issued.extend_from_slice(&out);
+            return out;
+        }
         match self.config.format.clone() {
-            Format::Gauntlet { .. } | Format::RoundRobin { .. } | Format::Gate { .. } => {
+            Format::Gauntlet { .. }
+            | Format::RoundRobin { .. }
+            | Format::Gate { .. }
+            | Format::Sprt { .. } => {
                 let start = self.issued.len();
                 let end = start.saturating_add(max).min(self.planned.len());
                 out.extend_from_slice(&self.planned[start..end]);
-            }
-            Format::Sprt { sprt: cfg, max_pairs } => {
-                let decided = sprt(&self.pentanomial(), &cfg).is_ok_and(|r| r.state != SprtState::Continue);
-                while !decided && out.len() + 2 <= max && self.next_pair < max_pairs {
-                    let pair = self.next_pair;
-                    out.extend(self.game_pair(1, pair, 0, 1, pair as usize));
-                    self.next_pair += 1;
-                }
             }
             Format::Swiss { rounds, paired } => {
                 let round_done = self.in_flight() == 0;
@@ -362,7 +412,7 @@ impl Event {
     /// in game order whatever games happened to be in flight. Only SPRT events withdraw (the
     /// other formats index their schedules by the games issued); they return nothing.
     pub fn withdraw_unfinished(&mut self) -> Vec<ScheduledGame> {
-        if !matches!(self.config.format, Format::Sprt { .. }) {
+        if self.sequential_test().is_none() {
             return Vec::new();
         }
         let (kept, withdrawn): (Vec<ScheduledGame>, Vec<ScheduledGame>) =
@@ -398,11 +448,11 @@ impl Event {
         if self.in_flight() > 0 {
             return false;
         }
+        if let Some((cfg, max_pairs)) = self.sequential_test() {
+            return self.next_pair >= max_pairs
+                || sprt(&self.pentanomial(), &cfg).is_ok_and(|r| r.state != SprtState::Continue);
+        }
         match &self.config.format {
-            Format::Sprt { sprt: cfg, max_pairs } => {
-                self.next_pair >= *max_pairs
-                    || sprt(&self.pentanomial(), cfg).is_ok_and(|r| r.state != SprtState::Continue)
-            }
             Format::Swiss { rounds, .. } => {
                 self.swiss_round >= *rounds && self.issued.len() == self.planned.len()
             }
@@ -425,10 +475,17 @@ impl Event {
         pentanomial_of(&self.records(), 0)
     }
 
-    /// The SPRT result so far (SPRT events only).
+    /// The SPRT result so far (SPRT events and SPRT gates only).
     pub fn sprt_result(&self) -> Option<SprtResult> {
+        self.sequential_test().and_then(|(cfg, _)| sprt(&self.pentanomial(), &cfg).ok())
+    }
+
+    /// The test and the most pairs of an event that plays pairs until a sequential test
+    /// decides: an SPRT event, or a gate with an SPRT threshold.
+    fn sequential_test(&self) -> Option<(SprtConfig, u64)> {
         match &self.config.format {
-            Format::Sprt { sprt: cfg, .. } => sprt(&self.pentanomial(), cfg).ok(),
+            Format::Sprt { sprt, max_pairs } => Some((*sprt, *max_pairs)),
+            Format::Gate { pairs, threshold } => threshold.sprt().map(|test| (test, *pairs)),
             _ => None,
         }
     }
@@ -447,6 +504,8 @@ impl Event {
             GateThreshold::EloLowerBound { min } => {
                 self.pentanomial().estimate().is_ok_and(|e| e.elo.lower >= min)
             }
+            GateThreshold::Los { min } => self.pentanomial().estimate().is_ok_and(|e| e.los >= min),
+            GateThreshold::Sprt { .. } => self.sprt_result().is_some_and(|r| r.state == SprtState::AcceptH1),
         };
         Some(if promote { GateVerdict::Promote } else { GateVerdict::Reject })
     }
@@ -494,6 +553,7 @@ impl Event {
                     }
                 }
             }
+            Format::Gate { threshold: GateThreshold::Sprt { .. }, .. } => {}
             Format::Gate { pairs, .. } => {
                 for pair in 0..pairs {
                     let games = self.game_pair(1, pair, 0, 1, pair as usize);

@@ -224,6 +224,43 @@ fn gate_verdicts() {
     let mut event = Event::new(config(2, elo_gate)).unwrap();
     run(&mut event, &[300.0, 0.0], 10, 50);
     assert_eq!(event.gate_verdict(), Some(GateVerdict::Promote));
+
+    let los_gate = |min| Format::Gate { pairs: 100, threshold: GateThreshold::Los { min } };
+    let mut event = Event::new(config(2, los_gate(0.95))).unwrap();
+    run(&mut event, &[200.0, 0.0], 11, 50);
+    assert_eq!(event.gate_verdict(), Some(GateVerdict::Promote));
+    let mut event = Event::new(config(2, los_gate(0.95))).unwrap();
+    run(&mut event, &[-50.0, 0.0], 11, 50);
+    assert_eq!(event.gate_verdict(), Some(GateVerdict::Reject));
+    assert!(Event::new(config(2, los_gate(1.5))).is_err(), "an LOS above 1 is refused");
+}
+
+#[test]
+fn sprt_gate_stops_when_decided_and_promotes_only_on_h1() {
+    let threshold = GateThreshold::Sprt { elo0: 0.0, elo1: 50.0, alpha: 0.05, beta: 0.1 };
+    let gate = Format::Gate { pairs: 400, threshold };
+    let mut event = Event::new(config(2, gate.clone())).unwrap();
+    assert_eq!(event.gate_verdict(), Some(GateVerdict::Pending));
+    run(&mut event, &[300.0, 0.0], 12, 8);
+    assert_eq!(event.gate_verdict(), Some(GateVerdict::Promote));
+    assert_eq!(event.sprt_result().unwrap().state, SprtState::AcceptH1);
+    assert!(event.pentanomial().pairs() < 400, "a clear result stops the gate early");
+
+    let mut event = Event::new(config(2, gate)).unwrap();
+    run(&mut event, &[-300.0, 0.0], 13, 8);
+    assert_eq!(event.sprt_result().unwrap().state, SprtState::AcceptH0);
+    assert_eq!(event.gate_verdict(), Some(GateVerdict::Reject));
+
+    // Undecided when the pairs run out: the candidate is not promoted.
+    let short = Format::Gate { pairs: 3, threshold };
+    let mut event = Event::new(config(2, short)).unwrap();
+    let journal = run(&mut event, &[0.0, 0.0], 14, 2);
+    assert_eq!(journal.len(), 6);
+    assert_eq!(event.sprt_result().unwrap().state, SprtState::Continue);
+    assert_eq!(event.gate_verdict(), Some(GateVerdict::Reject));
+
+    let inverted = GateThreshold::Sprt { elo0: 10.0, elo1: 0.0, alpha: 0.05, beta: 0.1 };
+    assert!(Event::new(config(2, Format::Gate { pairs: 4, threshold: inverted })).is_err());
 }
 
 #[test]

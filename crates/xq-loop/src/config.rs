@@ -59,6 +59,25 @@ pub struct BootstrapSection {
     pub games: u64,
 }
 
+/// `[validation]`: the fixed set every candidate is scored on.
+///
+/// Played once per run, before generation 0, by MCTS over the built-in evaluator
+/// (`selfplay.evaluator`) with the run's `[search]` and `[rules]`, seeded apart from self-play:
+/// the same positions score every generation, so the figures compare across the run. Each
+/// generation's own held-back games (`[train.data] holdout_games`) are scored beside it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ValidationSection {
+    /// Games in the fixed set (0: none).
+    pub games: u64,
+}
+
+impl Default for ValidationSection {
+    fn default() -> Self {
+        ValidationSection { games: 200 }
+    }
+}
+
 /// `[gate]`: how a candidate is compared with the accepted model. Both search with the run's
 /// `[search]`, the search that made their data.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -170,6 +189,9 @@ pub struct LoopConfig {
     pub search: SearchParams,
     /// `[train]`: the trainer's configuration (its own sections below it).
     pub train: TrainConfig,
+    /// `[validation]`.
+    #[serde(default)]
+    pub validation: ValidationSection,
     /// `[gate]`.
     #[serde(default)]
     pub gate: GateSection,

@@ -50,9 +50,25 @@ pub fn write_report(config: &LoopConfig, paths: &RunPaths, state: &LoopState) ->
     if curves.iter().any(|c| !c.points.is_empty()) {
         loss_plot(&curves, &loss_svg)?;
     }
+    let validation_csv = paths.models.join("validation.csv");
+    let csv = validation_table(state);
+    xq_files::write_atomic(&validation_csv, csv.as_bytes()).map_err(crate::io_error(&validation_csv))?;
     let text = markdown(config, state, !elo_points.is_empty(), curves.iter().any(|c| !c.points.is_empty()));
     let path = paths.report();
     xq_files::write_atomic(&path, text.as_bytes()).map_err(crate::io_error(&path))
+}
+
+/// `validation.csv`: every candidate's scores on the validation sets, one row per generation
+/// and set, with the sets' baselines.
+fn validation_table(state: &LoopState) -> String {
+    let mut csv = format!("generation,model_id,{}\n", xq_train::validation::VALIDATION_CSV_HEADER);
+    for g in &state.generations {
+        let Some(t) = &g.train else { continue };
+        for score in &t.validation {
+            let _ = writeln!(csv, "{},{},{}", g.generation, t.model_id, score.csv());
+        }
+    }
+    csv
 }
 
 fn elo_points(state: &LoopState) -> Vec<RatedPoint> {
@@ -240,6 +256,7 @@ fn markdown(config: &LoopConfig, state: &LoopState, has_elo: bool, has_loss: boo
             fmt_elo(g.ladder.as_ref().and_then(|l| l.elo)),
         );
     }
+    md += &validation_markdown(state);
     md += "\n## Ladder\n\nEach model plays the same fixed opponents (MCTS with the uniform evaluator at the same visits, \
            the material-greedy player, the alpha-beta baseline); Elo is its performance against them with a 95% interval.\n\n\
            | model | Elo | score | per opponent (+/=/-) |\n|---|---|---|---|\n";
@@ -258,6 +275,48 @@ fn markdown(config: &LoopConfig, state: &LoopState, has_elo: bool, has_loss: boo
             l.score * 100.0,
             per.join(", ")
         );
+    }
+    md
+}
+
+/// The validation section: each candidate's value and policy scores next to the baselines.
+fn validation_markdown(state: &LoopState) -> String {
+    let mut md = String::from("\n## Validation\n\n");
+    match &state.validation_set {
+        Some(v) => {
+            let _ = writeln!(
+                md,
+                "The fixed set (`{}`): {} games, {} positions, played once by the built-in evaluator; \
+                 `recent` is each generation's held-back games. The baselines are fitted on the set they \
+                 score: always the draw rate, and the sign of the material balance. Value figures are \
+                 against the game results (validation.csv has every row).\n",
+                v.dir, v.games, v.positions
+            );
+        }
+        None => {
+            md += "No fixed validation set (`[validation] games = 0`); `recent` is each generation's held-back games.\n\n"
+        }
+    }
+    md += "| gen | set | samples | value loss | draw-rate loss | material loss | value acc. | draw-rate acc. | material acc. | policy loss | policy top-1 |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for g in &state.generations {
+        let Some(t) = &g.train else { continue };
+        for v in &t.validation {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.1}% | {:.1}% | {:.1}% | {:.3} | {:.1}% |",
+                generation_name(g.generation),
+                v.set,
+                v.samples,
+                v.value_loss,
+                v.draw_rate.value_loss,
+                v.material.value_loss,
+                100.0 * v.value_accuracy,
+                100.0 * v.draw_rate.value_accuracy,
+                100.0 * v.material.value_accuracy,
+                v.policy_loss,
+                100.0 * v.policy_top1
+            );
+        }
     }
     md
 }

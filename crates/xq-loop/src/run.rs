@@ -24,6 +24,7 @@ const SELFPLAY_SALT: u64 = 0x5E1F_0000_0000_0001;
 const TRAIN_SALT: u64 = 0x7EA1_0000_0000_0002;
 const GATE_SALT: u64 = 0x6A7E_0000_0000_0003;
 const LADDER_SALT: u64 = 0x1ADD_0000_0000_0004;
+const VALIDATION_SALT: u64 = 0x7A11_0000_0000_0005;
 
 /// Knobs of one invocation that are not part of the run.
 #[derive(Clone, Debug, Default)]
@@ -94,6 +95,11 @@ impl RunPaths {
         self.models.join("gates").join(generation_name(generation))
     }
 
+    /// The fixed validation set's shards.
+    pub fn validation(&self) -> PathBuf {
+        self.data.join("validation").join("fixed")
+    }
+
     /// A ladder gauntlet's event directory (`baseline` or `gNNN`).
     pub fn ladder(&self, label: &str) -> PathBuf {
         self.models.join("ladder").join(label)
@@ -135,6 +141,11 @@ pub fn run_loop(config: &LoopConfig, options: &LoopOptions) -> Result<LoopSummar
     check_or_save_config(config, &paths)?;
     let mut state = LoopState::load_or_new(&paths.state())?;
     let runner = Runner { config, paths: &paths, progress: options.progress };
+
+    if config.validation.games > 0 && state.validation_set.is_none() {
+        state.validation_set = Some(runner.validation_set()?);
+        state.save(&paths.state())?;
+    }
 
     if config.ladder.enabled && state.baseline_ladder.is_none() {
         let baseline = runner.builtin_spec(config.selfplay.evaluator, "baseline");
@@ -344,34 +355,35 @@ impl Runner<'_> {
         crate::write_report(self.config, self.paths, state)
     }
 
-    fn selfplay(
-        &self,
-        generation: u32,
-        player: &str,
-        accepted: Option<&Path>,
-    ) -> Result<SelfplayRecord, LoopError> {
-        let dir = self.paths.selfplay(generation, player);
+    /// Plays the fixed validation set (or finishes it, after a kill).
+    fn validation_set(&self) -> Result<SelfplayRecord, LoopError> {
         let mut config = self.config.selfplay_config();
-        config.selfplay.seed = derive_seed(self.config.run.seed ^ SELFPLAY_SALT, u64::from(generation));
-        config.selfplay.games = self.config.selfplay_games(accepted.is_some());
+        config.selfplay.seed = derive_seed(self.config.run.seed ^ VALIDATION_SALT, 0);
+        config.selfplay.games = self.config.validation.games;
+        let mut evaluator = self.config.selfplay.evaluator.build();
+        self.play(&config, evaluator.as_mut(), self.builtin_name(), 0, self.paths.validation())
+    }
+
+    /// Self-play of `config` into `dir` (continued if a kill left it unfinished), counted
+    /// from its shards.
+    fn play(
+        &self,
+        config: &xq_selfplay::SelfplayConfig,
+        evaluator: &mut dyn xq_mcts::Evaluator,
+        model_id: &str,
+        generation: u32,
+        dir: PathBuf,
+    ) -> Result<SelfplayRecord, LoopError> {
         let openings = xq_play::Book::openings_at(&config.selfplay.opening_book)
             .map_err(|e| LoopError::Config(format!("selfplay.opening_book: {e}")))?;
-        let spec = match accepted {
-            Some(path) => EvaluatorSpec::checkpoint(path).on_device(self.config.run.device),
-            None => EvaluatorSpec::Builtin(self.config.selfplay.evaluator),
-        };
-        let mut evaluator = spec
-            .build()
-            .map_err(|e| LoopError::Model { path: PathBuf::from(spec.label()), message: e.to_string() })?
-            .evaluator;
         let run = SelfplayRun {
             out_dir: dir.clone(),
-            model_id: player.to_string(),
+            model_id: model_id.to_string(),
             openings,
             progress: self.progress,
             stop_after_shards: None,
         };
-        let summary = run_selfplay(&config, evaluator.as_mut(), &run)
+        let summary = run_selfplay(config, evaluator, &run)
             .map_err(|source| LoopError::Selfplay { generation, source })?;
         let mut record = count_selfplay(&dir)?;
         record.dir =
@@ -380,6 +392,26 @@ impl Runner<'_> {
         record.games_per_hour =
             if summary.seconds > 0.0 { summary.games_played as f64 * 3600.0 / summary.seconds } else { 0.0 };
         Ok(record)
+    }
+
+    fn selfplay(
+        &self,
+        generation: u32,
+        player: &str,
+        accepted: Option<&Path>,
+    ) -> Result<SelfplayRecord, LoopError> {
+        let mut config = self.config.selfplay_config();
+        config.selfplay.seed = derive_seed(self.config.run.seed ^ SELFPLAY_SALT, u64::from(generation));
+        config.selfplay.games = self.config.selfplay_games(accepted.is_some());
+        let spec = match accepted {
+            Some(path) => EvaluatorSpec::checkpoint(path).on_device(self.config.run.device),
+            None => EvaluatorSpec::Builtin(self.config.selfplay.evaluator),
+        };
+        let mut evaluator = spec
+            .build()
+            .map_err(|e| LoopError::Model { path: PathBuf::from(spec.label()), message: e.to_string() })?
+            .evaluator;
+        self.play(&config, evaluator.as_mut(), player, generation, self.paths.selfplay(generation, player))
     }
 
     fn train(
@@ -398,6 +430,8 @@ impl Runner<'_> {
             })
             .transpose()?;
         let resume = out_dir.exists();
+        let validation_dirs =
+            if self.config.validation.games > 0 { vec![self.paths.validation()] } else { Vec::new() };
         let run = TrainRun {
             data_dirs,
             out_dir,
@@ -406,6 +440,7 @@ impl Runner<'_> {
             progress: self.progress,
             stop_after_steps: None,
             rules: Some(self.config.rules),
+            validation_dirs,
         };
         let summary = train(&config, &run).map_err(|source| LoopError::Train { generation, source })?;
         Ok(TrainRecord {
@@ -417,6 +452,7 @@ impl Runner<'_> {
             policy_top1: summary.policy_top1,
             value_accuracy: summary.value_accuracy,
             samples_per_sec: summary.samples_per_sec,
+            validation: summary.validation,
         })
     }
 

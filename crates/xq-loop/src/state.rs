@@ -21,6 +21,9 @@ pub struct LoopState {
     /// accepted models are compared with.
     #[serde(default)]
     pub baseline_ladder: Option<LadderRecord>,
+    /// The fixed validation set, once played (`[validation]`).
+    #[serde(default)]
+    pub validation_set: Option<SelfplayRecord>,
     /// One record per generation started, in order.
     pub generations: Vec<GenerationRecord>,
 }
@@ -95,6 +98,9 @@ pub struct TrainRecord {
     pub value_accuracy: f32,
     /// Training throughput.
     pub samples_per_sec: f64,
+    /// The candidate's scores on the validation sets, with their baselines.
+    #[serde(default)]
+    pub validation: Vec<xq_train::ValidationScore>,
 }
 
 /// The candidate against the accepted model.
@@ -200,7 +206,8 @@ mod tests {
                 ..GenerationRecord::default()
             })
             .collect();
-        let state = LoopState { format: STATE_FORMAT, baseline_ladder: None, generations };
+        let state =
+            LoopState { format: STATE_FORMAT, baseline_ladder: None, validation_set: None, generations };
         state.save(&path).unwrap();
         let read = LoopState::load_or_new(&path).unwrap();
         for (a, b) in state.generations.iter().zip(&read.generations) {

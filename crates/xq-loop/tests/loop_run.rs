@@ -28,6 +28,8 @@ fn tiny_config(root: &Path) -> LoopConfig {
     config.train.train.steps = 4;
     config.train.train.checkpoint_every = 2;
     config.train.data.batch_size = 16;
+    config.train.data.holdout_games = 3;
+    config.validation.games = 4;
     config.gate.pairs = 1;
     config.gate.limits = Limits { visits: Some(4), ..Limits::default() };
     config.gate.max_plies = 40;
@@ -89,6 +91,17 @@ fn two_generations_leave_shards_checkpoints_decisions_and_a_report() {
 
         let train = g.train.as_ref().expect("training recorded");
         assert_eq!(train.steps, 4);
+        // Scored on the fixed set (and on its generation's held-back games, when it has any).
+        let fixed = train.validation.iter().find(|v| v.set == "fixed").expect("fixed set scored");
+        assert_eq!(fixed.step, 4);
+        assert_eq!(fixed.samples as u64, state.validation_set.as_ref().unwrap().positions);
+        assert!(fixed.value_loss.is_finite() && fixed.draw_rate.value_loss.is_finite());
+        let held_back = xq_data::read_games_dir(&shards)
+            .unwrap()
+            .rows
+            .iter()
+            .any(|game| xq_train::dataset::is_held_out(game.game_id, 3));
+        assert_eq!(train.validation.iter().any(|v| v.set == "recent"), held_back);
         assert!(train.policy_loss.is_finite() && train.value_loss.is_finite());
         let gate = g.gate.as_ref().expect("gate recorded");
         assert_eq!(gate.wins + gate.draws + gate.losses, 2);
@@ -111,12 +124,19 @@ fn two_generations_leave_shards_checkpoints_decisions_and_a_report() {
     };
     assert_eq!(state.generations[1].player, expected_player);
     assert!(state.baseline_ladder.is_some());
+    let validation_set = state.validation_set.as_ref().expect("fixed validation set played");
+    assert_eq!(validation_set.games, 4);
+    assert!(validation_set.positions > 0);
+    assert_eq!(xq_data::read_games_dir(&paths.validation()).unwrap().rows.len(), 4);
 
     let report = std::fs::read_to_string(paths.report()).unwrap();
     assert!(report.contains("| g000 |") && report.contains("| g001 |"), "{report}");
     assert!(paths.models.join("loss.svg").is_file());
     assert!(paths.models.join("elo.svg").is_file());
     assert!(paths.config().is_file());
+    assert!(report.contains("## Validation"), "{report}");
+    let csv = std::fs::read_to_string(paths.models.join("validation.csv")).unwrap();
+    assert!(csv.lines().count() > 2 && csv.lines().skip(1).all(|l| l.split(',').count() == 13), "{csv}");
 
     // Nothing left to do: a third invocation changes nothing on disk.
     let saved = std::fs::read(paths.state()).unwrap();

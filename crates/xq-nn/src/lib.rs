@@ -37,4 +37,6 @@ pub use model::{ConfigError, ModelConfig, PolicyValueNet, TrunkNorm};
 pub use net_evaluator::{DEFAULT_CACHE_POSITIONS, DEFAULT_EVAL_BATCH, NetEvaluator};
 pub use policy::{POLICY_SIZE, mirror_index, policy_index, policy_move};
 pub use spec::{BuiltEvaluator, EvaluatorSpec, SHARED_MAX_BATCH, SpecError};
-pub use train::{OptimizerConfig, OptimizerKind, StepLosses, StepMetrics, TrainBatch, TrainError, Trainer};
+pub use train::{
+    OptimizerConfig, OptimizerKind, StepLosses, StepMetrics, TrainBatch, TrainError, Trainer, evaluate_batch,
+};

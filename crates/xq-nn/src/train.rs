@@ -314,6 +314,42 @@ fn tensor_values<const D: usize>(tensor: Tensor<D>) -> Vec<f32> {
     tensor.into_data().try_into_vec::<f32>().unwrap_or_default()
 }
 
+/// The losses and accuracies of `net` on `batch`, without updating it: a validation pass.
+/// `net` should be an inference network ([`Trainer::inference_net`]) on the plain `device`;
+/// the total weighs the value loss by `value_loss_weight` as training does.
+///
+/// # Errors
+/// [`TrainError`] if the batch is malformed.
+pub fn evaluate_batch(
+    net: &PolicyValueNet,
+    batch: &TrainBatch,
+    value_loss_weight: f32,
+    device: &Device,
+) -> Result<StepMetrics, TrainError> {
+    batch.validate()?;
+    let policy_weight = batch.weights(&batch.policy_weight);
+    let value_weight = batch.weights(&batch.value_weight);
+    let inputs: Tensor<4> = array_to_tensor(&batch.inputs, device);
+    let policy_target: Tensor<2> = array_to_tensor(&batch.policy, device);
+    let wdl_target: Tensor<2> = array_to_tensor(&batch.wdl, device);
+    let (policy_logits, wdl_logits) = net.forward(inputs);
+    let policy = weighted_cross_entropy(policy_logits.clone(), policy_target, &policy_weight, device)
+        .into_scalar::<f32>();
+    let value =
+        weighted_cross_entropy(wdl_logits.clone(), wdl_target, &value_weight, device).into_scalar::<f32>();
+    let (policy_top1, policy_samples) =
+        agreement(&tensor_values(policy_logits), &batch.policy.view(), &policy_weight);
+    let (value_accuracy, value_samples) =
+        agreement(&tensor_values(wdl_logits), &batch.wdl.view(), &value_weight);
+    Ok(StepMetrics {
+        losses: StepLosses { policy, value, total: policy + value_loss_weight * value },
+        policy_top1,
+        value_accuracy,
+        policy_samples,
+        value_samples,
+    })
+}
+
 /// A network being trained, with its optimiser state.
 pub struct Trainer {
     net: Option<PolicyValueNet>,

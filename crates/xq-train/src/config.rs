@@ -119,6 +119,14 @@ pub struct DataSection {
     /// target comes from a search too small to be a good target, so they train only the value
     /// head, as `docs/DATA.md` specifies).
     pub fast_search_policy: bool,
+    /// Hold one game in this many back from training (0: none, the default). The held-back
+    /// games of the newest data directory are the run's `recent` validation set; the choice
+    /// hashes the game id, so it does not depend on the window or the shard boundaries.
+    pub holdout_games: u32,
+    /// Share of the root search's WDL in the value target, the rest being the game's result
+    /// (default 0; lc0's `q_ratio`). The search's estimate is less noisy than one game's
+    /// result but carries the evaluator's bias. Validation always scores against the result.
+    pub value_target_root_q: f32,
 }
 
 impl Default for DataSection {
@@ -130,6 +138,8 @@ impl Default for DataSection {
             full_search_weight: 1.0,
             fast_search_weight: 1.0,
             fast_search_policy: false,
+            holdout_games: 0,
+            value_target_root_q: 0.0,
         }
     }
 }
@@ -244,6 +254,12 @@ impl TrainConfig {
             if !(w.is_finite() && w >= 0.0) {
                 return Err(format!("{key} = {w}: expected a finite weight >= 0"));
             }
+        }
+        if !(d.value_target_root_q.is_finite() && (0.0..=1.0).contains(&d.value_target_root_q)) {
+            return Err(format!("data.value_target_root_q = {}: expected 0..=1", d.value_target_root_q));
+        }
+        if d.holdout_games == 1 {
+            return Err("data.holdout_games = 1 would hold back every game: use 0 (none) or 2 and up".into());
         }
         if d.full_search_weight == 0.0 && d.fast_search_weight == 0.0 {
             return Err(

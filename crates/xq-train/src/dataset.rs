@@ -32,6 +32,33 @@ pub struct RecordedShard {
     pub skip: u64,
 }
 
+/// Which samples of the shards a data set keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Selection {
+    /// Every sample: a validation set of its own.
+    #[default]
+    All,
+    /// The samples training may use: all but the games held back by `data.holdout_games`.
+    Training,
+    /// Only the games held back by `data.holdout_games` (none when it is 0).
+    HeldOut,
+}
+
+/// Whether the game `game_id` is held back from training when one game in `every` is (0: none).
+pub fn is_held_out(game_id: u64, every: u32) -> bool {
+    every > 1 && fnv1a64(&game_id.to_le_bytes()).is_multiple_of(u64::from(every))
+}
+
+impl Selection {
+    fn keeps(self, game_id: u64, every: u32) -> bool {
+        match self {
+            Selection::All => true,
+            Selection::Training => !is_held_out(game_id, every),
+            Selection::HeldOut => is_held_out(game_id, every),
+        }
+    }
+}
+
 /// One sample ready to be batched.
 #[derive(Clone)]
 struct PreparedSample {
@@ -52,7 +79,8 @@ pub struct Dataset {
     pub window: Vec<RecordedShard>,
     /// Samples in the window before any was dropped.
     pub window_samples: usize,
-    /// Samples dropped because their weight is 0.
+    /// Samples dropped because their weight is 0 or their game is not selected (held back
+    /// from training, or not held back for a held-out set).
     pub dropped: usize,
     /// Warnings: corrupt shards skipped, unusable samples skipped.
     pub warnings: Vec<String>,
@@ -69,6 +97,18 @@ impl Dataset {
     /// [`TrainError::Data`] for an I/O failure or a shard of another table or schema version,
     /// [`TrainError::NoSamples`] if nothing usable remains.
     pub fn load(dirs: &[PathBuf], data: &DataSection) -> Result<Dataset, TrainError> {
+        Self::load_selected(dirs, data, Selection::Training)
+    }
+
+    /// Like [`Dataset::load`], keeping the samples `selection` names.
+    ///
+    /// # Errors
+    /// As [`Dataset::load`].
+    pub fn load_selected(
+        dirs: &[PathBuf],
+        data: &DataSection,
+        selection: Selection,
+    ) -> Result<Dataset, TrainError> {
         if dirs.is_empty() {
             return Err(TrainError::NoDataDirs);
         }
@@ -89,7 +129,7 @@ impl Dataset {
                 skip: s.skip,
             })
             .collect();
-        let mut dataset = Self::prepare(contents.rows, data, warnings)?;
+        let mut dataset = Self::prepare(contents.rows, data, selection, warnings)?;
         dataset.window = recorded;
         if dataset.samples.is_empty() {
             return Err(TrainError::NoSamples { dirs: describe_dirs(dirs), detail: dataset.empty_reason() });
@@ -116,7 +156,7 @@ impl Dataset {
         };
         let contents = window.read()?;
         let warnings: Vec<String> = contents.skipped.iter().map(ToString::to_string).collect();
-        let mut dataset = Self::prepare(contents.rows, data, warnings)?;
+        let mut dataset = Self::prepare(contents.rows, data, Selection::Training, warnings)?;
         dataset.window = recorded.to_vec();
         Ok(dataset)
     }
@@ -126,7 +166,7 @@ impl Dataset {
     /// # Errors
     /// [`TrainError::NoSamples`] if nothing usable remains.
     pub fn from_samples(samples: Vec<Sample>, data: &DataSection) -> Result<Dataset, TrainError> {
-        let dataset = Self::prepare(samples, data, Vec::new())?;
+        let dataset = Self::prepare(samples, data, Selection::Training, Vec::new())?;
         if dataset.samples.is_empty() {
             return Err(TrainError::NoSamples {
                 dirs: "the given samples".into(),
@@ -150,6 +190,7 @@ impl Dataset {
     fn prepare(
         rows: Vec<Sample>,
         data: &DataSection,
+        selection: Selection,
         mut warnings: Vec<String>,
     ) -> Result<Dataset, TrainError> {
         let window_samples = rows.len();
@@ -166,7 +207,7 @@ impl Dataset {
             key.extend_from_slice(&sample.board);
             fingerprint = fingerprint.rotate_left(5) ^ fnv1a64(&key);
             let weight = if sample.full_search { data.full_search_weight } else { data.fast_search_weight };
-            if weight == 0.0 {
+            if weight == 0.0 || !selection.keeps(sample.game_id, data.holdout_games) {
                 dropped += 1;
                 continue;
             }
@@ -246,6 +287,11 @@ impl Dataset {
         }
     }
 
+    /// Each sample's position (unmirrored) with its WDL target, for baselines and tools.
+    pub fn value_targets(&self) -> impl ExactSizeIterator<Item = (&Position, [f32; 3])> + '_ {
+        self.samples.iter().map(|s| (&s.position, s.wdl))
+    }
+
     /// The position of sample `index` (unmirrored), for tests and tools.
     pub fn position(&self, index: usize) -> Option<&Position> {
         self.samples.get(index).map(|s| &s.position)
@@ -287,7 +333,17 @@ fn prepare_one(sample: &Sample, data: &DataSection, weight: f32) -> Result<Prepa
     if !(sample.wdl_target.iter().all(|v| v.is_finite() && *v >= 0.0) && wdl_mass > 0.0) {
         return Err(format!("WDL target {:?}", sample.wdl_target));
     }
-    let wdl = sample.wdl_target.map(|v| v / wdl_mass);
+    let result = sample.wdl_target.map(|v| v / wdl_mass);
+    let q = data.value_target_root_q;
+    let wdl = if q > 0.0 {
+        let root_mass: f32 = sample.root_wdl.iter().sum();
+        if !(sample.root_wdl.iter().all(|v| v.is_finite() && *v >= 0.0) && root_mass > 0.0) {
+            return Err(format!("root WDL {:?}", sample.root_wdl));
+        }
+        std::array::from_fn(|k| (1.0 - q) * result[k] + q * sample.root_wdl[k] / root_mass)
+    } else {
+        result
+    };
     Ok(PreparedSample {
         history: sample.history_features(),
         position,

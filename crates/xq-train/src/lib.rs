@@ -10,6 +10,8 @@
 //!   checkpoints every K steps, an exact resume (optimiser state, step, data cursor, generator
 //!   state), metrics to CSV and an SVG plot, a progress bar and a summary.
 //! - [`state`]: the run directory's layout and the resume state.
+//! - [`validation`]: fixed and held-back validation sets scored at every checkpoint, next to
+//!   the draw-rate and material-sign baselines.
 //!
 //! `docs/TRAIN.md` (in the repository) documents the configuration, the layout and the figures.
 
@@ -19,6 +21,7 @@ pub mod error;
 pub mod metrics;
 pub mod run;
 pub mod state;
+pub mod validation;
 
 pub use config::{DataSection, OptimizerSection, ScheduleKind, TrainConfig, TrainSection};
 pub use dataset::{DataCursor, Dataset, RecordedShard, RngState, Sampler};
@@ -26,3 +29,4 @@ pub use error::TrainError;
 pub use metrics::MetricsRow;
 pub use run::{TrainRun, TrainSummary, train};
 pub use state::{RunLayout, TrainState};
+pub use validation::{BaselineScore, ValidationScore, ValidationSet};

@@ -13,6 +13,7 @@ use crate::dataset::{Dataset, Sampler};
 use crate::error::{TrainError, io_err};
 use crate::metrics::{self, Accumulator, MetricsRow};
 use crate::state::{RunLayout, STATE_FORMAT, TrainState};
+use crate::validation::{self, ValidationScore, ValidationSet};
 use xq_core::GameRules;
 use xq_core::seed::fnv1a64_hex;
 
@@ -39,6 +40,9 @@ pub struct TrainRun {
     /// The rules the samples were played under. They are recorded in every checkpoint, so that
     /// a player built from it (`xq engine`) plays the rules its features were normalised by.
     pub rules: Option<GameRules>,
+    /// Directories of samples never trained on, scored at every checkpoint (`validation.csv`)
+    /// beside the games of the newest data directory that `data.holdout_games` holds back.
+    pub validation_dirs: Vec<PathBuf>,
 }
 
 /// The outcome of a run.
@@ -62,6 +66,8 @@ pub struct TrainSummary {
     pub value_accuracy: f32,
     /// Training samples per second of this invocation.
     pub samples_per_sec: f64,
+    /// The validation scores of the final checkpoint, one per set.
+    pub validation: Vec<ValidationScore>,
     /// The metrics file.
     pub metrics_csv: PathBuf,
     /// Corrupt shards and unusable samples skipped.
@@ -80,6 +86,9 @@ impl std::fmt::Display for TrainSummary {
             100.0 * self.value_accuracy
         )?;
         writeln!(f, "  speed: {:.0} samples/s", self.samples_per_sec)?;
+        for score in &self.validation {
+            writeln!(f, "  {score}")?;
+        }
         writeln!(f, "  checkpoint: {} (model {})", self.checkpoint.display(), self.model_id)?;
         writeln!(f, "  metrics: {}", self.metrics_csv.display())?;
         if !self.warnings.is_empty() {
@@ -125,6 +134,8 @@ struct Session {
     /// The optimiser file of the newest state, removed once a newer state is committed.
     previous_optimizer: Option<PathBuf>,
     checkpoint: Option<(PathBuf, String)>,
+    /// The sets scored at every checkpoint.
+    validation: Vec<ValidationSet>,
 }
 
 fn train_in_pool(config: &TrainConfig, run: &TrainRun) -> Result<TrainSummary, TrainError> {
@@ -159,6 +170,9 @@ fn train_in_pool(config: &TrainConfig, run: &TrainRun) -> Result<TrainSummary, T
 
     let csv = layout.metrics_csv();
     let mut rows = metrics::truncate_after(&csv, session.trainer.steps())?;
+    let validation_csv = layout.validation_csv();
+    validation::truncate_after(&validation_csv, session.trainer.steps())?;
+    let plain = Device::flex();
     let stop = run.stop_after_steps.unwrap_or(u64::MAX).min(config.train.steps);
     let (mut trained, mut trained_seconds) = (0usize, 0.0f64);
     while session.trainer.steps() < stop {
@@ -194,6 +208,16 @@ fn train_in_pool(config: &TrainConfig, run: &TrainRun) -> Result<TrainSummary, T
         if done % config.train.checkpoint_every == 0 || last {
             save_state(config, run, &layout, &mut session)?;
             metrics::plot_losses(&rows, &plot_title(config), &layout.metrics_svg())?;
+            let net = session.trainer.inference_net();
+            let mut scores = Vec::with_capacity(session.validation.len());
+            for set in &session.validation {
+                let score = set.score(&net, done, &plain)?;
+                if !progress.is_hidden() {
+                    progress.println(score.to_string());
+                }
+                scores.push(score);
+            }
+            validation::append_scores(&validation_csv, &scores)?;
         }
     }
     progress.finish_and_clear();
@@ -218,7 +242,13 @@ fn train_in_pool(config: &TrainConfig, run: &TrainRun) -> Result<TrainSummary, T
         samples_per_sec: 0.0,
         elapsed_s: session.elapsed_s,
     });
+    let final_step = session.trainer.steps();
+    let validation = validation::read_scores(&validation_csv)?
+        .into_iter()
+        .filter(|score| score.step == final_step)
+        .collect();
     Ok(TrainSummary {
+        validation,
         checkpoint,
         model_id,
         steps: session.trainer.steps(),
@@ -251,6 +281,12 @@ fn progress_bar(show: bool, total: u64, at: u64) -> ProgressBar {
     bar
 }
 
+/// The run's validation sets: its fixed directories and the held-back games of its newest data
+/// directory.
+fn validation_sets(config: &TrainConfig, run: &TrainRun) -> Result<Vec<ValidationSet>, TrainError> {
+    validation::load_sets(&run.validation_dirs, run.data_dirs.last().map(PathBuf::as_path), &config.data)
+}
+
 fn fresh_session(
     config: &TrainConfig,
     run: &TrainRun,
@@ -264,6 +300,7 @@ fn fresh_session(
     };
     let trainer = Trainer::new(net, config.optimizer.optimizer_config(), &device.clone().autodiff())?;
     let sampler = Sampler::new(dataset.len(), config.train.seed, config.data.mirror);
+    let validation = validation_sets(config, run)?;
     let text = toml::to_string_pretty(config)
         .map_err(|e| TrainError::Config { path: layout.config(), message: e.to_string() })?;
     let path = layout.config();
@@ -277,6 +314,7 @@ fn fresh_session(
         interval: Accumulator::default(),
         previous_optimizer: None,
         checkpoint: None,
+        validation,
     })
 }
 
@@ -360,6 +398,7 @@ fn resume_session(
         interval: state.interval.clone(),
         previous_optimizer: Some(optimizer_path),
         checkpoint: Some((stem, state.model_id.clone())),
+        validation: validation_sets(config, run)?,
     })
 }
 

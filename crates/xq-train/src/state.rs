@@ -8,6 +8,7 @@
 //!   checkpoints/step-00000100.bpk  weights (burnpack)
 //!   optimizer/step-00000100.bpk    optimiser state of the newest checkpoint (burnpack)
 //!   metrics.csv, metrics.svg       metrics every log_every steps and the loss curves
+//!   validation.csv                 each validation set's scores at every checkpoint
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -73,6 +74,11 @@ impl RunLayout {
     /// `metrics.svg`.
     pub fn metrics_svg(&self) -> PathBuf {
         self.dir.join("metrics.svg")
+    }
+
+    /// `validation.csv`.
+    pub fn validation_csv(&self) -> PathBuf {
+        self.dir.join("validation.csv")
     }
 
     /// Whether the directory holds (part of) a run: a state, a checkpoint or metrics.
