@@ -4,7 +4,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use xq_nn::EvaluatorSpec;
-use xq_selfplay::{SelfplayConfig, SelfplayRun, run_selfplay};
+use xq_selfplay::{SelfplayConfig, SelfplayRun, TeacherConfig, run_selfplay, run_teacher_selfplay};
 
 #[derive(Args)]
 pub struct SelfplayArgs {
@@ -22,6 +22,14 @@ pub struct SelfplayArgs {
     /// stem, its .json or .bpk file, or a directory (its newest checkpoint).
     #[arg(long)]
     model: Option<PathBuf>,
+    /// Play teacher games instead: alpha-beta at this depth plays both sides, its move is each
+    /// sample's policy target (the cheap, stronger bootstrap data; docs/DATA.md).
+    #[arg(long, conflicts_with = "model")]
+    teacher_depth: Option<u32>,
+    /// With --teacher-depth: the chance that a move of the first `search.temperature_plies`
+    /// plies is a random legal move, for variety.
+    #[arg(long, requires = "teacher_depth", default_value_t = TeacherConfig::default().random_move_probability)]
+    teacher_random: f32,
     /// Where the model runs: cpu, or gpu in builds with `--features xq-nn/gpu`.
     #[arg(long, default_value = "cpu", value_parser = crate::parse_device)]
     device: xq_nn::DeviceSetting,
@@ -38,6 +46,18 @@ pub fn selfplay(args: SelfplayArgs) -> Result<()> {
     let out = args.out.unwrap_or_else(|| default_out(&args.config));
     let openings = xq_play::Book::openings_at(&config.selfplay.opening_book)
         .with_context(|| format!("opening book {}", config.selfplay.opening_book))?;
+    if let Some(depth) = args.teacher_depth {
+        let teacher = TeacherConfig { depth, random_move_probability: args.teacher_random };
+        let run = SelfplayRun {
+            out_dir: out.clone(),
+            model_id: teacher.model_id(),
+            openings,
+            progress: true,
+            stop_after_shards: None,
+        };
+        let summary = run_teacher_selfplay(&config, &teacher, &run)?;
+        return print_summary(&summary, &out, args.json);
+    }
     let spec = match &args.model {
         Some(path) => EvaluatorSpec::checkpoint(path).on_device(args.device),
         None => EvaluatorSpec::Builtin(config.selfplay.evaluator),
@@ -51,8 +71,12 @@ pub fn selfplay(args: SelfplayArgs) -> Result<()> {
         stop_after_shards: None,
     };
     let summary = run_selfplay(&config, built.evaluator.as_mut(), &run)?;
-    if args.json {
-        println!("{}", serde_json::to_string(&summary)?);
+    print_summary(&summary, &out, args.json)
+}
+
+fn print_summary(summary: &xq_selfplay::Summary, out: &Path, json: bool) -> Result<()> {
+    if json {
+        println!("{}", serde_json::to_string(summary)?);
     } else {
         eprint!("{summary}");
         eprintln!("  shards in {}", out.display());

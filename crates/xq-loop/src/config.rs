@@ -49,14 +49,18 @@ impl Default for RunSection {
 
 /// `[bootstrap]`: self-play while no network is accepted yet.
 ///
-/// Until a candidate wins its gate, the built-in evaluator (`selfplay.evaluator`) plays. It costs
-/// almost nothing per position, so these generations can afford far more games than a network's,
-/// and the first networks learn from a data set large enough to learn from.
+/// Until a candidate wins its gate, the built-in evaluator (`selfplay.evaluator`) plays, or,
+/// with `teacher`, alpha-beta plays teacher games (`xq_selfplay::run_teacher_selfplay`). Both
+/// cost almost nothing per position, so these generations can afford far more games than a
+/// network's, and the first networks learn from a data set large enough to learn from.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BootstrapSection {
-    /// Games per generation while the built-in evaluator plays (0: `selfplay.games`).
+    /// Games per generation until a network is accepted (0: `selfplay.games`).
     pub games: u64,
+    /// Alpha-beta teacher games instead of MCTS over the built-in evaluator:
+    /// `{ depth = 4, random_move_probability = 0.2 }`.
+    pub teacher: Option<xq_selfplay::TeacherConfig>,
 }
 
 /// `[validation]`: the fixed set every candidate is scored on.
@@ -253,6 +257,9 @@ impl LoopConfig {
             return bad("ladder.opponents must name at least one opponent");
         }
         self.selfplay_config().validate().map_err(LoopError::Config)?;
+        if let Some(teacher) = &self.bootstrap.teacher {
+            teacher.validate().map_err(|e| LoopError::Config(format!("bootstrap.teacher: {e}")))?;
+        }
         self.train.validate().map_err(|e| LoopError::Config(format!("train: {e}")))?;
         Ok(())
     }

@@ -12,7 +12,7 @@ use xq_eval::runner::{Adjudication, Limits, PlayerSpec, RunConfig, RunOptions, r
 use xq_eval::stats::EloEstimate;
 use xq_nn::EvaluatorSpec;
 use xq_play::derive_seed;
-use xq_selfplay::{BuiltinEvaluator, SelfplayRun, run_selfplay};
+use xq_selfplay::{BuiltinEvaluator, SelfplayRun, run_selfplay, run_teacher_selfplay};
 use xq_train::{TrainRun, train};
 
 use crate::config::LoopConfig;
@@ -243,6 +243,14 @@ fn generation_line(g: &GenerationRecord) -> String {
     line + &format!(" in {:.0} s", g.seconds)
 }
 
+/// Who plays a self-play stage.
+enum Player<'a> {
+    /// MCTS over this evaluator.
+    Search(&'a mut dyn xq_mcts::Evaluator),
+    /// The alpha-beta teacher.
+    Teacher(&'a xq_selfplay::TeacherConfig),
+}
+
 struct Runner<'a> {
     config: &'a LoopConfig,
     paths: &'a RunPaths,
@@ -270,6 +278,14 @@ impl Runner<'_> {
 
     fn builtin_name(&self) -> &'static str {
         self.config.selfplay.evaluator.name()
+    }
+
+    /// Who plays self-play until a network is accepted: the teacher, or the built-in evaluator.
+    fn bootstrap_player(&self) -> String {
+        match &self.config.bootstrap.teacher {
+            Some(teacher) => teacher.model_id(),
+            None => self.builtin_name().to_string(),
+        }
     }
 
     /// MCTS over a built-in evaluator, with the run's search, as an event player.
@@ -308,8 +324,7 @@ impl Runner<'_> {
         let index = generation as usize;
         let accepted = self.accepted_before(state, generation);
         if state.generations.len() <= index {
-            let player =
-                accepted.as_ref().map_or_else(|| self.builtin_name().to_string(), |(_, id)| id.clone());
+            let player = accepted.as_ref().map_or_else(|| self.bootstrap_player(), |(_, id)| id.clone());
             state.generations.push(GenerationRecord { generation, player, ..GenerationRecord::default() });
         }
         let player = state.generations[index].player.clone();
@@ -361,7 +376,13 @@ impl Runner<'_> {
         config.selfplay.seed = derive_seed(self.config.run.seed ^ VALIDATION_SALT, 0);
         config.selfplay.games = self.config.validation.games;
         let mut evaluator = self.config.selfplay.evaluator.build();
-        self.play(&config, evaluator.as_mut(), self.builtin_name(), 0, self.paths.validation())
+        self.play(
+            &config,
+            Player::Search(evaluator.as_mut()),
+            self.builtin_name(),
+            0,
+            self.paths.validation(),
+        )
     }
 
     /// Self-play of `config` into `dir` (continued if a kill left it unfinished), counted
@@ -369,7 +390,7 @@ impl Runner<'_> {
     fn play(
         &self,
         config: &xq_selfplay::SelfplayConfig,
-        evaluator: &mut dyn xq_mcts::Evaluator,
+        player: Player<'_>,
         model_id: &str,
         generation: u32,
         dir: PathBuf,
@@ -383,8 +404,11 @@ impl Runner<'_> {
             progress: self.progress,
             stop_after_shards: None,
         };
-        let summary = run_selfplay(config, evaluator, &run)
-            .map_err(|source| LoopError::Selfplay { generation, source })?;
+        let summary = match player {
+            Player::Search(evaluator) => run_selfplay(config, evaluator, &run),
+            Player::Teacher(teacher) => run_teacher_selfplay(config, teacher, &run),
+        }
+        .map_err(|source| LoopError::Selfplay { generation, source })?;
         let mut record = count_selfplay(&dir)?;
         record.dir =
             dir.strip_prefix(&self.config.run.data_root).unwrap_or(&dir).to_string_lossy().into_owned();
@@ -403,6 +427,10 @@ impl Runner<'_> {
         let mut config = self.config.selfplay_config();
         config.selfplay.seed = derive_seed(self.config.run.seed ^ SELFPLAY_SALT, u64::from(generation));
         config.selfplay.games = self.config.selfplay_games(accepted.is_some());
+        let dir = self.paths.selfplay(generation, player);
+        if let (None, Some(teacher)) = (accepted, &self.config.bootstrap.teacher) {
+            return self.play(&config, Player::Teacher(teacher), player, generation, dir);
+        }
         let spec = match accepted {
             Some(path) => EvaluatorSpec::checkpoint(path).on_device(self.config.run.device),
             None => EvaluatorSpec::Builtin(self.config.selfplay.evaluator),
@@ -411,7 +439,7 @@ impl Runner<'_> {
             .build()
             .map_err(|e| LoopError::Model { path: PathBuf::from(spec.label()), message: e.to_string() })?
             .evaluator;
-        self.play(&config, evaluator.as_mut(), player, generation, self.paths.selfplay(generation, player))
+        self.play(&config, Player::Search(evaluator.as_mut()), player, generation, dir)
     }
 
     fn train(

@@ -171,3 +171,24 @@ fn shipped_loop_configs_parse() {
         LoopConfig::load(Path::new(&path)).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
 }
+
+#[test]
+fn a_teacher_plays_the_bootstrap_generations() {
+    let root = tempfile::tempdir().unwrap();
+    let mut config = tiny_config(root.path());
+    config.run.generations = 1;
+    config.bootstrap.teacher = Some(xq_selfplay::TeacherConfig { depth: 1, random_move_probability: 0.5 });
+    let summary = run_loop(&config, &quiet()).unwrap();
+    let g0 = &summary.state.generations[0];
+    assert_eq!(g0.player, "alphabeta-d1");
+    let selfplay = g0.selfplay.as_ref().unwrap();
+    assert_eq!(selfplay.games, 6, "the bootstrap's game count");
+    let samples = xq_data::read_samples_dir(&config.run.data_root.join(&selfplay.dir)).unwrap();
+    assert!(samples.rows.iter().all(|s| s.model_id == "alphabeta-d1" && s.policy.len() == 1));
+    assert!(g0.train.is_some() && g0.promoted.is_some());
+
+    let mut bad = config.clone();
+    bad.bootstrap.teacher = Some(xq_selfplay::TeacherConfig { depth: 0, random_move_probability: 0.5 });
+    let err = bad.validate().unwrap_err();
+    assert!(err.to_string().contains("bootstrap.teacher"), "{err}");
+}

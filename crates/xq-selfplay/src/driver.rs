@@ -91,11 +91,7 @@ pub fn run_selfplay(
 ) -> Result<Summary, SelfplayError> {
     config.validate().map_err(SelfplayError::Config)?;
     let rules = config.rules;
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| SelfplayError::Io { path, source }
-    };
-    std::fs::create_dir_all(&run.out_dir).map_err(io(&run.out_dir))?;
+    std::fs::create_dir_all(&run.out_dir).map_err(io_error(&run.out_dir))?;
     let resume = ResumeState::scan(&run.out_dir)?;
     let pending: Vec<u64> = (0..config.selfplay.games).filter(|id| !resume.done.contains(id)).collect();
 
@@ -185,6 +181,12 @@ pub fn run_selfplay(
     Ok(summary)
 }
 
+/// An I/O error on `path`.
+pub(crate) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> SelfplayError + use<> {
+    let path = path.to_path_buf();
+    move |source| SelfplayError::Io { path, source }
+}
+
 /// The model id and config hash recorded in every sample.
 struct Provenance<'a> {
     model_id: &'a str,
@@ -195,7 +197,7 @@ fn model_and_hash<'a>(run: &'a SelfplayRun, config_hash: &'a str) -> Provenance<
     Provenance { model_id: &run.model_id, config_hash }
 }
 
-fn progress_bar(show: bool, total: u64, done: u64) -> ProgressBar {
+pub(crate) fn progress_bar(show: bool, total: u64, done: u64) -> ProgressBar {
     if !show {
         return ProgressBar::hidden();
     }
@@ -309,7 +311,17 @@ fn play_searched_move(
     Ok(None)
 }
 
-/// Labels the game's samples with its result and builds its record.
+/// A game that has ended, with the samples of its searched positions.
+pub(crate) struct FinishedGame {
+    pub(crate) game_id: u64,
+    pub(crate) seed: u64,
+    pub(crate) game: Game,
+    pub(crate) opening: Option<String>,
+    pub(crate) samples: Vec<Sample>,
+    /// The side that would have resigned in a game where resigning was not allowed.
+    pub(crate) would_have_resigned: Option<Color>,
+}
+
 fn finish_game(
     s: Slot,
     outcome: Outcome,
@@ -317,7 +329,20 @@ fn finish_game(
     config_hash: &str,
     summary: &mut Summary,
 ) -> (GameRecord, Vec<Sample>) {
-    let Slot { game_id, seed, game, mut samples, opening, would_have_resigned, .. } = s;
+    let Slot { game_id, seed, game, samples, opening, would_have_resigned, .. } = s;
+    let finished = FinishedGame { game_id, seed, game, opening, samples, would_have_resigned };
+    finish_game_record(finished, outcome, run, config_hash, summary)
+}
+
+/// Labels the game's samples with its result and builds its record.
+pub(crate) fn finish_game_record(
+    finished: FinishedGame,
+    outcome: Outcome,
+    run: &SelfplayRun,
+    config_hash: &str,
+    summary: &mut Summary,
+) -> (GameRecord, Vec<Sample>) {
+    let FinishedGame { game_id, seed, game, mut samples, opening, would_have_resigned } = finished;
     for sample in &mut samples {
         let score = outcome.result.score_for(sample.side_to_move);
         sample.result = score;
@@ -357,7 +382,7 @@ fn finish_game(
     (record, samples)
 }
 
-fn write_shard_pair(
+pub(crate) fn write_shard_pair(
     dir: &Path,
     index: u64,
     mut chunk: Vec<(GameRecord, Vec<Sample>)>,
@@ -372,13 +397,13 @@ fn write_shard_pair(
 }
 
 /// What an output directory already holds.
-struct ResumeState {
-    done: BTreeSet<u64>,
-    next_shard: u64,
+pub(crate) struct ResumeState {
+    pub(crate) done: BTreeSet<u64>,
+    pub(crate) next_shard: u64,
 }
 
 impl ResumeState {
-    fn scan(dir: &Path) -> Result<ResumeState, SelfplayError> {
+    pub(crate) fn scan(dir: &Path) -> Result<ResumeState, SelfplayError> {
         let games = xq_data::read_games_dir(dir)?;
         let done: BTreeSet<u64> = games.rows.iter().map(|g| g.game_id).collect();
         let game_shards = xq_data::list_shards::<GameRecord>(dir)?;

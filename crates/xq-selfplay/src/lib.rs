@@ -8,11 +8,16 @@
 //!
 //! Reproducible (every random choice derives from the config's seed and the game's index)
 //! and resumable (see [`run_selfplay`]).
+//!
+//! [`run_teacher_selfplay`] writes the same tables from games of an alpha-beta teacher, the
+//! stronger and still cheap bootstrap data for a run's first networks.
 
 mod config;
 mod driver;
 mod summary;
+mod teacher;
 
 pub use config::{BuiltinEvaluator, ConfigError, ResignConfig, SelfplayConfig, SelfplaySection};
 pub use driver::{SelfplayError, SelfplayRun, run_selfplay};
 pub use summary::Summary;
+pub use teacher::{TeacherConfig, run_teacher_selfplay};
