@@ -65,8 +65,9 @@ pub struct BootstrapSection {
 
 /// `[validation]`: the fixed set every candidate is scored on.
 ///
-/// Played once per run, before generation 0, by MCTS over the built-in evaluator
-/// (`selfplay.evaluator`) with the run's `[search]` and `[rules]`, seeded apart from self-play:
+/// Played once per run, before generation 0, by the bootstrap's player (the teacher of
+/// `[bootstrap]`, else MCTS over `selfplay.evaluator`) with the run's `[search]` and `[rules]`,
+/// seeded apart from self-play:
 /// the same positions score every generation, so the figures compare across the run. Each
 /// generation's own held-back games (`[train.data] holdout_games`) are scored beside it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -286,7 +286,7 @@ fn validation_markdown(state: &LoopState) -> String {
         Some(v) => {
             let _ = writeln!(
                 md,
-                "The fixed set (`{}`): {} games, {} positions, played once by the built-in evaluator; \
+                "The fixed set (`{}`): {} games, {} positions, played once by the bootstrap's player; \
                  `recent` is each generation's held-back games. The baselines are fitted on the set they \
                  score: always the draw rate, and the sign of the material balance. Value figures are \
                  against the game results (validation.csv has every row).\n",

@@ -370,19 +370,18 @@ impl Runner<'_> {
         crate::write_report(self.config, self.paths, state)
     }
 
-    /// Plays the fixed validation set (or finishes it, after a kill).
+    /// Plays the fixed validation set (or finishes it, after a kill), with the bootstrap's
+    /// player: the teacher when there is one, else MCTS over the built-in evaluator.
     fn validation_set(&self) -> Result<SelfplayRecord, LoopError> {
         let mut config = self.config.selfplay_config();
         config.selfplay.seed = derive_seed(self.config.run.seed ^ VALIDATION_SALT, 0);
         config.selfplay.games = self.config.validation.games;
+        let dir = self.paths.validation();
+        if let Some(teacher) = &self.config.bootstrap.teacher {
+            return self.play(&config, Player::Teacher(teacher), &teacher.model_id(), 0, dir);
+        }
         let mut evaluator = self.config.selfplay.evaluator.build();
-        self.play(
-            &config,
-            Player::Search(evaluator.as_mut()),
-            self.builtin_name(),
-            0,
-            self.paths.validation(),
-        )
+        self.play(&config, Player::Search(evaluator.as_mut()), self.builtin_name(), 0, dir)
     }
 
     /// Self-play of `config` into `dir` (continued if a kill left it unfinished), counted

@@ -64,6 +64,10 @@ fn two_generations_leave_shards_checkpoints_decisions_and_a_report() {
     assert_eq!(first.generations_this_run, 1);
     assert_eq!(first.state.generations.len(), 1);
     let gen0 = first.state.generations[0].clone();
+    let bootstrap_player = config
+        .bootstrap
+        .teacher
+        .map_or_else(|| config.selfplay.evaluator.name().to_string(), |teacher| teacher.model_id());
 
     // The same command continues with generation 1 and leaves generation 0 as it was.
     let second = run_loop(&config, &quiet()).unwrap();
@@ -77,7 +81,7 @@ fn two_generations_leave_shards_checkpoints_decisions_and_a_report() {
     for g in &state.generations {
         let selfplay = g.selfplay.as_ref().expect("self-play recorded");
         // Until a network is accepted the built-in evaluator plays the bootstrap's game count.
-        let games = if g.player == config.selfplay.evaluator.name() { 6 } else { 4 };
+        let games = if g.player == bootstrap_player { 6 } else { 4 };
         assert_eq!(selfplay.games, games, "generation {}: {g:?}", g.generation);
         assert_eq!(selfplay.red_wins + selfplay.black_wins + selfplay.draws, games);
         assert_eq!(selfplay.terminations.values().sum::<u64>(), games);
@@ -120,7 +124,7 @@ fn two_generations_leave_shards_checkpoints_decisions_and_a_report() {
     let expected_player = if state.generations[0].promoted == Some(true) {
         state.generations[0].train.as_ref().unwrap().model_id.clone()
     } else {
-        config.selfplay.evaluator.name().to_string()
+        bootstrap_player.clone()
     };
     assert_eq!(state.generations[1].player, expected_player);
     assert!(state.baseline_ladder.is_some());
@@ -186,6 +190,11 @@ fn a_teacher_plays_the_bootstrap_generations() {
     let samples = xq_data::read_samples_dir(&config.run.data_root.join(&selfplay.dir)).unwrap();
     assert!(samples.rows.iter().all(|s| s.model_id == "alphabeta-d1" && s.policy.len() == 1));
     assert!(g0.train.is_some() && g0.promoted.is_some());
+    let validation = xq_data::read_samples_dir(&RunPaths::new(&config).validation()).unwrap();
+    assert!(
+        validation.rows.iter().all(|s| s.model_id == "alphabeta-d1"),
+        "the teacher plays the fixed set too"
+    );
 
     let mut bad = config.clone();
     bad.bootstrap.teacher = Some(xq_selfplay::TeacherConfig { depth: 0, random_move_probability: 0.5 });
