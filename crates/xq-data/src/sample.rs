@@ -74,6 +74,39 @@ pub struct Sample {
 }
 
 impl Sample {
+    /// A sample of `game`'s current position from which `move_played` is played: the position
+    /// and history columns from the game, every other column empty. The producer fills in the
+    /// search's columns (policy, root WDL and visits, provenance) and, once the game has ended,
+    /// the labels (`result`, `wdl_target`, `termination`, `article`).
+    pub fn unlabelled(game: &Game, game_id: u64, seed: u64, move_played: Move) -> Sample {
+        let position = game.position();
+        let mut sample = Sample {
+            game_id,
+            ply: u16::try_from(game.ply()).unwrap_or(u16::MAX),
+            fen: game.fen(),
+            board: *position.board_codes(),
+            side_to_move: position.side_to_move(),
+            policy: Vec::new(),
+            full_search: true,
+            root_wdl: [0.0; 3],
+            root_visits: 0,
+            move_played,
+            result: 0,
+            wdl_target: [0.0; 3],
+            termination: Termination::MaxLength,
+            article: String::new(),
+            repetitions: 0,
+            plies_since_capture: 0,
+            limit_plies: 0,
+            move_limit_plies: 0,
+            model_id: String::new(),
+            config_hash: String::new(),
+            seed,
+        };
+        sample.set_history(game);
+        sample
+    }
+
     /// The history features the network saw at this position in play, exactly: the trainer
     /// encodes them, so training and play see the same inputs.
     pub fn history_features(&self) -> HistoryFeatures {

@@ -1,6 +1,6 @@
 //! The self-play driver: many games at once, one batched evaluator, shards on disk.
 
-use crate::config::SelfplayConfig;
+use crate::config::{ResignConfig, SelfplayConfig};
 use crate::summary::{GameTally, Summary};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::{RngExt, SeedableRng};
@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use thiserror::Error;
-use xq_core::{Color, Game, GameResult, GameRules, Outcome, Termination, notation};
+use xq_core::{Color, Game, GameResult, Outcome, Termination, notation};
 use xq_data::{GameRecord, Sample, WriterOptions};
 use xq_mcts::{EvalBatch, EvalResults, Evaluator, Search, SearchResult, Step, evaluate_batch};
 use xq_play::{Opening, derive_seed};
@@ -69,9 +69,54 @@ struct Slot {
     searching: bool,
     opening: Option<String>,
     samples: Vec<Sample>,
-    resign_allowed: bool,
+    resign: ResignWatch,
+}
+
+/// A game's start, drawn from its own generator: the position (an opening of the book, or the
+/// start position) and whether it may resign. Self-play and teacher games draw in this order.
+pub(crate) fn open_game(
+    config: &SelfplayConfig,
+    run: &SelfplayRun,
+    rng: &mut ChaCha8Rng,
+) -> (Game, Option<String>, ResignWatch) {
+    let rules = config.rules;
+    let (game, opening) = if run.openings.is_empty() {
+        (Game::new(xq_core::Position::startpos(), rules), None)
+    } else {
+        let o = &run.openings[rng.random_range(0..run.openings.len())];
+        (o.game(rules), Some(o.name().to_string()))
+    };
+    let resign = &config.selfplay.resign;
+    let allowed = resign.enabled && rng.random::<f32>() >= resign.no_resign_fraction;
+    (game, opening, ResignWatch { allowed, low_value_streak: [0; 2], would_have_resigned: None })
+}
+
+/// Resignation in one game: each side's run of searched values below the threshold.
+pub(crate) struct ResignWatch {
+    /// Whether this game may end by resignation (`no_resign_fraction` of games may not).
+    allowed: bool,
     low_value_streak: [u32; 2],
-    would_have_resigned: Option<Color>,
+    /// The first side that would have resigned in a game that may not: its result tells
+    /// whether the resignation would have been false.
+    pub(crate) would_have_resigned: Option<Color>,
+}
+
+impl ResignWatch {
+    /// Takes the searched `value` of `side` to move at `ply`; true when that side resigns now.
+    pub(crate) fn resigns(&mut self, resign: &ResignConfig, ply: usize, side: Color, value: f32) -> bool {
+        if !resign.enabled || (ply as u32) < resign.min_ply {
+            return false;
+        }
+        let streak = &mut self.low_value_streak[side.index()];
+        *streak = if value < -resign.threshold { *streak + 1 } else { 0 };
+        if *streak < resign.consecutive_moves {
+            return false;
+        }
+        if !self.allowed {
+            self.would_have_resigned.get_or_insert(side);
+        }
+        self.allowed
+    }
 }
 
 /// Plays the configured number of games (continuing from what `run.out_dir` already holds)
@@ -90,7 +135,6 @@ pub fn run_selfplay(
     run: &SelfplayRun,
 ) -> Result<Summary, SelfplayError> {
     config.validate().map_err(SelfplayError::Config)?;
-    let rules = config.rules;
     std::fs::create_dir_all(&run.out_dir).map_err(io_error(&run.out_dir))?;
     let resume = ResumeState::scan(&run.out_dir)?;
     let pending: Vec<u64> = (0..config.selfplay.games).filter(|id| !resume.done.contains(id)).collect();
@@ -112,7 +156,7 @@ pub fn run_selfplay(
     loop {
         for slot in slots.iter_mut().filter(|s| s.is_none()) {
             if let Some(id) = queue.next() {
-                *slot = Some(new_slot(config, rules, run, id)?);
+                *slot = Some(new_slot(config, run, id)?);
             }
         }
         if slots.iter().all(Option::is_none) {
@@ -210,37 +254,14 @@ pub(crate) fn progress_bar(show: bool, total: u64, done: u64) -> ProgressBar {
     bar
 }
 
-fn new_slot(
-    config: &SelfplayConfig,
-    rules: GameRules,
-    run: &SelfplayRun,
-    game_id: u64,
-) -> Result<Slot, SelfplayError> {
+fn new_slot(config: &SelfplayConfig, run: &SelfplayRun, game_id: u64) -> Result<Slot, SelfplayError> {
     let seed = derive_seed(config.selfplay.seed, game_id);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let (game, opening) = if run.openings.is_empty() {
-        (Game::new(xq_core::Position::startpos(), rules), None)
-    } else {
-        let o = &run.openings[rng.random_range(0..run.openings.len())];
-        (o.game(rules), Some(o.name().to_string()))
-    };
-    let resign = &config.selfplay.resign;
-    let resign_allowed = resign.enabled && rng.random::<f32>() >= resign.no_resign_fraction;
+    let (game, opening, resign) = open_game(config, run, &mut rng);
     let search_rng = ChaCha8Rng::seed_from_u64(rng.random());
     let search = Search::new(config.search.clone(), &game, search_rng)
         .map_err(|source| SelfplayError::Search { game_id, source })?;
-    Ok(Slot {
-        game_id,
-        seed,
-        game,
-        search,
-        searching: false,
-        opening,
-        samples: Vec::new(),
-        resign_allowed,
-        low_value_streak: [0; 2],
-        would_have_resigned: None,
-    })
+    Ok(Slot { game_id, seed, game, search, searching: false, opening, samples: Vec::new(), resign })
 }
 
 /// Records the searched position, plays the chosen move and says whether the game is over.
@@ -252,46 +273,18 @@ fn play_searched_move(
 ) -> Result<Option<Outcome>, SelfplayError> {
     let pos = *s.game.position();
     let side = pos.side_to_move();
+    // The labels are filled in when the game ends (`finish_game_record`).
     s.samples.push(Sample {
-        game_id: s.game_id,
-        ply: s.game.ply() as u16,
-        fen: s.game.fen(),
-        board: *pos.board_codes(),
-        side_to_move: side,
         policy: result.moves.iter().copied().zip(result.policy.iter().copied()).collect(),
         full_search: result.full_search,
         root_wdl: [result.root_wdl.win, result.root_wdl.draw, result.root_wdl.loss],
         root_visits: result.visits.iter().sum(),
-        move_played: result.chosen,
-        // Filled in when the game ends.
-        result: 0,
-        wdl_target: [0.0; 3],
-        termination: Termination::MaxLength,
-        article: String::new(),
-        // Set from the game below.
-        repetitions: 0,
-        plies_since_capture: 0,
-        limit_plies: 0,
-        move_limit_plies: 0,
         model_id: provenance.model_id.to_string(),
         config_hash: provenance.config_hash.to_string(),
-        seed: s.seed,
+        ..Sample::unlabelled(&s.game, s.game_id, s.seed, result.chosen)
     });
-    s.samples.last_mut().expect("pushed").set_history(&s.game);
 
-    let resign = &config.selfplay.resign;
-    let mut resigned = false;
-    if resign.enabled && s.game.ply() as u32 >= resign.min_ply {
-        let streak = &mut s.low_value_streak[side.index()];
-        *streak = if result.root_value < -resign.threshold { *streak + 1 } else { 0 };
-        if *streak >= resign.consecutive_moves {
-            if s.resign_allowed {
-                resigned = true;
-            } else if s.would_have_resigned.is_none() {
-                s.would_have_resigned = Some(side);
-            }
-        }
-    }
+    let resigned = s.resign.resigns(&config.selfplay.resign, s.game.ply(), side, result.root_value);
     if resigned {
         return Ok(Some(Outcome::new(GameResult::loss_for(side), Termination::Resignation, "4.1.9")));
     }
@@ -329,8 +322,15 @@ fn finish_game(
     config_hash: &str,
     summary: &mut Summary,
 ) -> (GameRecord, Vec<Sample>) {
-    let Slot { game_id, seed, game, samples, opening, would_have_resigned, .. } = s;
-    let finished = FinishedGame { game_id, seed, game, opening, samples, would_have_resigned };
+    let Slot { game_id, seed, game, samples, opening, resign, .. } = s;
+    let finished = FinishedGame {
+        game_id,
+        seed,
+        game,
+        opening,
+        samples,
+        would_have_resigned: resign.would_have_resigned,
+    };
     finish_game_record(finished, outcome, run, config_hash, summary)
 }
 

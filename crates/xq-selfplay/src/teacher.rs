@@ -19,15 +19,15 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
-use xq_core::{Game, GameResult, Outcome, Termination};
+use xq_core::{GameResult, Outcome, Termination};
 use xq_data::{Sample, WriterOptions};
 use xq_mcts::Wdl;
 use xq_play::{AlphaBetaPlayer, GameStart, Player, Score, SearchLimits, derive_seed};
 
 use crate::config::SelfplayConfig;
 use crate::driver::{
-    FinishedGame, ResumeState, SelfplayError, SelfplayRun, finish_game_record, io_error, progress_bar,
-    write_shard_pair,
+    FinishedGame, ResumeState, SelfplayError, SelfplayRun, finish_game_record, io_error, open_game,
+    progress_bar, write_shard_pair,
 };
 use crate::summary::Summary;
 
@@ -138,15 +138,7 @@ fn play_teacher_game(
 ) -> Result<(FinishedGame, Outcome), SelfplayError> {
     let seed = derive_seed(config.selfplay.seed, game_id);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let rules = config.rules;
-    let (mut game, opening) = if run.openings.is_empty() {
-        (Game::new(xq_core::Position::startpos(), rules), None)
-    } else {
-        let o = &run.openings[rng.random_range(0..run.openings.len())];
-        (o.game(rules), Some(o.name().to_string()))
-    };
-    let resign = &config.selfplay.resign;
-    let resign_allowed = resign.enabled && rng.random::<f32>() >= resign.no_resign_fraction;
+    let (mut game, opening, mut resign) = open_game(config, run, &mut rng);
     let mut player = AlphaBetaPlayer::with_depth(teacher.depth);
     let search_error = |e: xq_play::PlayerError| {
         SelfplayError::Config(format!("teacher search failed in game {game_id}: {e}"))
@@ -157,7 +149,6 @@ fn play_teacher_game(
     let limits = SearchLimits::depth(teacher.depth);
     let model_id = teacher.model_id();
     let mut samples = Vec::new();
-    let mut low_value_streak = [0u32; 2];
     let outcome = loop {
         let pos = *game.position();
         let side = pos.side_to_move();
@@ -170,37 +161,16 @@ fn play_teacher_game(
             let moves = pos.legal_moves();
             played = moves[rng.random_range(0..moves.len())];
         }
-        let mut sample = Sample {
-            game_id,
-            ply: game.ply() as u16,
-            fen: game.fen(),
-            board: *pos.board_codes(),
-            side_to_move: side,
+        samples.push(Sample {
             policy: vec![(choice.mv, 1.0)],
-            full_search: true,
             root_wdl: [wdl.win, wdl.draw, wdl.loss],
             root_visits: choice.nodes.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
-            move_played: played,
-            result: 0,
-            wdl_target: [0.0; 3],
-            termination: Termination::MaxLength,
-            article: String::new(),
-            repetitions: 0,
-            plies_since_capture: 0,
-            limit_plies: 0,
-            move_limit_plies: 0,
             model_id: model_id.clone(),
             config_hash: config_hash.to_string(),
-            seed,
-        };
-        sample.set_history(&game);
-        samples.push(sample);
-        if resign.enabled && game.ply() as u32 >= resign.min_ply {
-            let streak = &mut low_value_streak[side.index()];
-            *streak = if wdl.value() < -resign.threshold { *streak + 1 } else { 0 };
-            if *streak >= resign.consecutive_moves && resign_allowed {
-                break Outcome::new(GameResult::loss_for(side), Termination::Resignation, "4.1.9");
-            }
+            ..Sample::unlabelled(&game, game_id, seed, played)
+        });
+        if resign.resigns(&config.selfplay.resign, game.ply(), side, wdl.value()) {
+            break Outcome::new(GameResult::loss_for(side), Termination::Resignation, "4.1.9");
         }
         game.play(played)
             .map_err(|e| SelfplayError::Config(format!("teacher played an illegal move {}", e.mv)))?;
@@ -211,5 +181,6 @@ fn play_teacher_game(
             break Outcome::new(GameResult::Draw, Termination::MaxLength, "");
         }
     };
-    Ok((FinishedGame { game_id, seed, game, opening, samples, would_have_resigned: None }, outcome))
+    let would_have_resigned = resign.would_have_resigned;
+    Ok((FinishedGame { game_id, seed, game, opening, samples, would_have_resigned }, outcome))
 }

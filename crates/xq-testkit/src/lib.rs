@@ -12,7 +12,7 @@
 
 use std::path::PathBuf;
 
-use xq_core::{Game, GameRules, HistoryFeatures, Move, Position, Termination};
+use xq_core::{Game, GameRules, HistoryFeatures, Move, Position};
 use xq_data::Sample;
 
 pub use xq_core::seed::SplitMix64;
@@ -95,32 +95,15 @@ pub fn game_positions(seed: u64, games: usize, max_plies: usize) -> Vec<(Positio
 /// A sample of `game`'s current position in which `played` is played: the policy all on it,
 /// a drawn result, and the history columns set from `game` (as self-play sets them).
 pub fn sample_at(game: &Game, played: Move, game_id: u64) -> Sample {
-    let position = game.position();
-    let mut sample = Sample {
-        game_id,
-        ply: game.ply() as u16,
-        fen: game.fen(),
-        board: *position.board_codes(),
-        side_to_move: position.side_to_move(),
+    Sample {
         policy: vec![(played, 1.0)],
-        full_search: true,
         root_wdl: [0.3, 0.4, 0.3],
         root_visits: 32,
-        move_played: played,
-        result: 0,
         wdl_target: [0.0, 1.0, 0.0],
-        termination: Termination::MaxLength,
-        article: String::new(),
-        repetitions: 0,
-        plies_since_capture: 0,
-        limit_plies: 0,
-        move_limit_plies: 0,
         model_id: "synthetic".into(),
         config_hash: "test".into(),
-        seed: 0,
-    };
-    sample.set_history(game);
-    sample
+        ..Sample::unlabelled(game, game_id, 0, played)
+    }
 }
 
 /// An SPRT event config (xq eval TOML) of the greedy player against the random one: quick to
