@@ -172,7 +172,6 @@ fn train_in_pool(config: &TrainConfig, run: &TrainRun) -> Result<TrainSummary, T
     let mut rows = metrics::truncate_after(&csv, session.trainer.steps())?;
     let validation_csv = layout.validation_csv();
     validation::truncate_after(&validation_csv, session.trainer.steps())?;
-    let plain = Device::flex();
     let stop = run.stop_after_steps.unwrap_or(u64::MAX).min(config.train.steps);
     let (mut trained, mut trained_seconds) = (0usize, 0.0f64);
     while session.trainer.steps() < stop {
@@ -211,7 +210,7 @@ fn train_in_pool(config: &TrainConfig, run: &TrainRun) -> Result<TrainSummary, T
             let net = session.trainer.inference_net();
             let mut scores = Vec::with_capacity(session.validation.len());
             for set in &session.validation {
-                let score = set.score(&net, done, &plain)?;
+                let score = set.score(&net, done, &device)?;
                 if !progress.is_hidden() {
                     progress.println(score.to_string());
                 }
