@@ -118,6 +118,49 @@ name = "random"
 }
 
 #[test]
+fn xq_engine_keeps_to_a_real_clock() {
+    // Before: the engine searched its whole visit budget whatever the clock said, so at a
+    // time control it lost every game on time. Here its budget (a million visits) is far
+    // beyond the clock, and it must manage the clock it is sent.
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        r#"
+name = "xq engine at a clock"
+seed = 9
+concurrency = 1
+[format]
+kind = "gauntlet"
+pairs = 1
+[limits]
+tc = "2+0.05"
+[adjudication]
+max_plies = 24
+[[players]]
+kind = "uci"
+name = "xq-engine"
+command = "{XQ}"
+args = ["engine", "--evaluator", "material", "--visits", "1000000"]
+[[players]]
+kind = "alphabeta"
+name = "alphabeta"
+"#
+    );
+    let path = dir.path().join("eval-clock.toml");
+    std::fs::write(&path, config).unwrap();
+    let out = dir.path().join("out");
+    let args =
+        ["eval", "gauntlet", "--config", path.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"];
+    let run = Command::new(XQ).args(args).output().unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "stdout: {stdout}\nstderr: {}", String::from_utf8_lossy(&run.stderr));
+    let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), 2);
+    assert!(!journal.contains("forfeit"), "nobody loses on time at 2+0.05: {journal}");
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    assert_eq!(pgn.matches("[TimeControl \"2+0.05\"]").count(), 2, "{pgn}");
+}
+
+#[test]
 fn xq_engine_without_a_usable_model_exits_with_code_2() {
     let missing = Command::new(XQ).args(["engine", "--model", "/nonexistent/xq-model"]).output().unwrap();
     assert_eq!(missing.status.code(), Some(2));

@@ -1,4 +1,5 @@
-//! Xiangqi PGN: a writer and a parser that reads back what the writer writes.
+//! Xiangqi PGN: a writer whose files other Xiangqi tools load as they are, and a parser that
+//! reads them back (and PGN from elsewhere in ICCS, WXF, Chinese or Fairy-Stockfish moves).
 //!
 //! ```text
 //! [Event "gate 12"]
@@ -8,18 +9,27 @@
 //! [Red "gen-12"]
 //! [Black "gen-11"]
 //! [Result "1-0"]
-//! [Variant "xiangqi"]
 //! [Game "Chinese Chess"]
+//! [Format "ICCS"]
 //! [Termination "checkmate"]
 //! [TerminationArticle "4.1.1"]
 //! [Opening "中炮对屏风马"]
 //!
-//! 1. h2e2 {炮二平五} h9g7 {马8进7} 2. h0g2 b9c7 1-0
+//! 1. h2e2 h9g7 2. h0g2 b9c7 1-0
 //! ```
 //!
-//! Moves are ICCS; a comment after a move is any text in braces (the caller passes, for example,
-//! the Chinese notation of the move). A `FEN` tag is written when the game does not start from
-//! the initial position; black-to-move starts are numbered `1...`.
+//! The movetext is one of [`PgnMovetext`], and the tags say which, the way the tools that read
+//! it expect:
+//! - ICCS (`h2e2`, ranks 0–9) with `[Format "ICCS"]`, WXF (`C2.5`) with `[Format "WXF"]` and
+//!   Chinese (`炮二平五`) with `[Format "Chinese"]`: the `cchess` Python package reads the
+//!   ICCS form (and takes movetext without a `Format` tag for Chinese);
+//! - Fairy-Stockfish coordinates (`h3e3`, ranks 1–10) with `[Variant "xiangqi"]` and no `Format`
+//!   tag: what Fairy-Stockfish, pyffish and pychess-variants mean by that tag.
+//!
+//! A comment after a move is any text in braces (the caller passes, for example, the Chinese
+//! notation of the move); simple readers such as cchess stop at the first comment, so writers
+//! leave them out by default. A `FEN` tag is written when the game does not start from the
+//! initial position; black-to-move starts are numbered `1...`.
 
 use std::fmt::Write as _;
 use thiserror::Error;
@@ -89,11 +99,49 @@ pub enum PgnError {
     },
 }
 
+/// The notation of a PGN's moves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PgnMovetext {
+    /// ICCS coordinates, ranks 0–9 (`h2e2`), tagged `[Format "ICCS"]`.
+    #[default]
+    Iccs,
+    /// WXF (`C2.5`), tagged `[Format "WXF"]`.
+    Wxf,
+    /// Chinese notation (`炮二平五`), tagged `[Format "Chinese"]`.
+    Chinese,
+    /// Fairy-Stockfish's coordinates, ranks 1–10 (`h3e3`), tagged `[Variant "xiangqi"]`.
+    Fairy,
+}
+
+impl PgnMovetext {
+    /// The move `mv` in `position` in this notation.
+    pub fn write(self, position: &Position, mv: xq_core::Move) -> String {
+        match self {
+            PgnMovetext::Iccs => mv.iccs(),
+            PgnMovetext::Wxf => xq_core::notation::wxf(position, mv),
+            PgnMovetext::Chinese => xq_core::notation::chinese(position, mv),
+            PgnMovetext::Fairy => xq_play::engine::format_move(mv, 1),
+        }
+    }
+
+    /// The `Format` tag's value, `None` for Fairy-Stockfish coordinates.
+    pub fn format_tag(self) -> Option<&'static str> {
+        match self {
+            PgnMovetext::Iccs => Some("ICCS"),
+            PgnMovetext::Wxf => Some("WXF"),
+            PgnMovetext::Chinese => Some("Chinese"),
+            PgnMovetext::Fairy => None,
+        }
+    }
+}
+
 /// A move with an optional comment.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PgnMove {
-    /// ICCS text, e.g. `h2e2`.
-    pub iccs: String,
+    /// The move as written: ICCS (`h2e2`), WXF (`C2.5`), Chinese (`炮二平五`) or
+    /// Fairy-Stockfish coordinates (`h3e3`), as the game's tags say.
+    pub text: String,
     /// Comment written in braces after the move (no `}` inside).
     pub comment: Option<String>,
 }
@@ -132,6 +180,10 @@ pub struct PgnHeader {
     pub article: Option<String>,
     /// Opening name.
     pub opening: Option<String>,
+    /// The movetext's notation, which decides the `Format` and `Variant` tags.
+    pub movetext: PgnMovetext,
+    /// The time control (`TimeControl` tag, e.g. `10+0.1`).
+    pub time_control: Option<String>,
 }
 
 fn or_unknown(s: &str, unknown: &str) -> String {
@@ -150,9 +202,12 @@ impl PgnGame {
             ("Red".to_string(), or_unknown(&header.red, "?")),
             ("Black".to_string(), or_unknown(&header.black, "?")),
             ("Result".to_string(), result.map_or("*", GameResult::pgn).to_string()),
-            ("Variant".to_string(), "xiangqi".to_string()),
             ("Game".to_string(), "Chinese Chess".to_string()),
         ];
+        match header.movetext.format_tag() {
+            Some(format) => tags.push(("Format".to_string(), format.to_string())),
+            None => tags.push(("Variant".to_string(), "xiangqi".to_string())),
+        }
         if let Some(fen) = header.fen.as_ref().filter(|f| f.as_str() != START_FEN) {
             tags.push(("FEN".to_string(), fen.clone()));
         }
@@ -160,6 +215,7 @@ impl PgnGame {
             ("Termination", &header.termination),
             ("TerminationArticle", &header.article),
             ("Opening", &header.opening),
+            ("TimeControl", &header.time_control),
         ] {
             if let Some(v) = value {
                 tags.push((name.to_string(), v.clone()));
@@ -169,7 +225,7 @@ impl PgnGame {
     }
 
     /// A game record from an xq-core game: its start FEN (in the header unless it is the initial
-    /// position) and moves, with `comments[i]` (e.g. the Chinese notation) after move `i`.
+    /// position) and moves in the header's movetext, with `comments[i]` after move `i`.
     pub fn from_game(
         header: &PgnHeader,
         game: &Game,
@@ -182,7 +238,10 @@ impl PgnGame {
             .moves()
             .iter()
             .enumerate()
-            .map(|(i, m)| PgnMove { iccs: m.iccs(), comment: comments.get(i).cloned() })
+            .map(|(i, &m)| PgnMove {
+                text: header.movetext.write(&game.positions()[i], m),
+                comment: comments.get(i).cloned(),
+            })
             .collect();
         PgnGame::new(&header, moves, result)
     }
@@ -215,7 +274,7 @@ impl PgnGame {
             } else if i == 0 {
                 tokens.push(format!("{}...", ply / 2 + 1));
             }
-            tokens.push(m.iccs.clone());
+            tokens.push(m.text.clone());
             if let Some(c) = &m.comment {
                 tokens.push(format!("{{{}}}", c.replace('}', ")").replace('\n', " ")));
             }
@@ -240,13 +299,45 @@ impl PgnGame {
         out
     }
 
-    /// Replays the moves from the start position with xq-core.
+    /// The movetext's notation as the tags say: the `Format` tag, else Fairy-Stockfish
+    /// coordinates under `[Variant "xiangqi"]`; `None` when neither tag says (any of ICCS,
+    /// WXF and Chinese is then read).
+    pub fn movetext(&self) -> Option<PgnMovetext> {
+        match self.tag("Format").map(str::to_ascii_lowercase).as_deref() {
+            Some("iccs") => Some(PgnMovetext::Iccs),
+            Some("wxf") => Some(PgnMovetext::Wxf),
+            Some("chinese") => Some(PgnMovetext::Chinese),
+            Some(_) => None,
+            None if self.tag("Variant").is_some_and(|v| v.eq_ignore_ascii_case("xiangqi")) => {
+                Some(PgnMovetext::Fairy)
+            }
+            None => None,
+        }
+    }
+
+    /// Replays the moves from the start position with xq-core, reading them in the notation
+    /// the tags give ([`PgnGame::movetext`]). Files that xq wrote before it had a `Format` tag
+    /// (`Variant "xiangqi"` over ICCS moves) replay too: when Fairy-Stockfish coordinates do
+    /// not replay, ICCS is tried.
     pub fn replay(&self, rules: GameRules) -> Result<Game, PgnError> {
+        let fairy = self.movetext() == Some(PgnMovetext::Fairy);
+        match self.replay_as(rules, fairy) {
+            Err(PgnError::IllegalMove { .. }) if fairy => self.replay_as(rules, false),
+            replayed => replayed,
+        }
+    }
+
+    fn replay_as(&self, rules: GameRules, fairy: bool) -> Result<Game, PgnError> {
         let mut game =
             Game::from_fen(self.start_fen(), rules).map_err(|e| PgnError::BadFen(e.to_string()))?;
         for (i, m) in self.moves.iter().enumerate() {
-            let illegal = |why: String| PgnError::IllegalMove { ply: i + 1, mv: m.iccs.clone(), why };
-            let mv = parse_move(game.position(), &m.iccs).map_err(|e| illegal(e.to_string()))?;
+            let illegal = |why: String| PgnError::IllegalMove { ply: i + 1, mv: m.text.clone(), why };
+            let mv = if fairy {
+                xq_play::engine::parse_move(&m.text, 1)
+                    .ok_or_else(|| illegal("not a move in Fairy-Stockfish coordinates".to_string()))?
+            } else {
+                parse_move(game.position(), &m.text).map_err(|e| illegal(e.to_string()))?
+            };
             game.play(mv).map_err(|e| illegal(e.to_string()))?;
         }
         Ok(game)
@@ -372,7 +463,15 @@ fn movetext(
             continue;
         }
         if token.parse::<xq_core::notation::IccsMove>().is_ok() {
-            moves.push(PgnMove { iccs: token.to_ascii_lowercase().replace('-', ""), comment: None });
+            moves.push(PgnMove { text: token.to_ascii_lowercase().replace('-', ""), comment: None });
+            continue;
+        }
+        // Fairy-Stockfish coordinates reach rank 10, which ICCS does not have.
+        if xq_play::engine::parse_move(token, 1).is_some()
+            || token.parse::<xq_core::notation::WxfMove>().is_ok()
+            || token.parse::<xq_core::notation::ChineseMove>().is_ok()
+        {
+            moves.push(PgnMove { text: token.to_string(), comment: None });
             continue;
         }
         return Err(PgnError::BadToken { line: line_no, token: token.to_string() });
@@ -417,8 +516,10 @@ mod tests {
             termination: Some("checkmate".into()),
             article: Some("4.1.1".into()),
             opening: Some("中炮对屏风马".into()),
+            movetext: PgnMovetext::Iccs,
+            time_control: None,
         };
-        let mv = |s: &str, c: Option<&str>| PgnMove { iccs: s.into(), comment: c.map(String::from) };
+        let mv = |s: &str, c: Option<&str>| PgnMove { text: s.into(), comment: c.map(String::from) };
         let moves = vec![
             mv("h2e2", Some("炮二平五")),
             mv("h9g7", Some("马8进7")),
@@ -445,7 +546,7 @@ mod tests {
     fn black_to_move_start_and_unfinished() {
         let fen = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 0 1";
         let header = PgnHeader { fen: Some(fen.into()), ..PgnHeader::default() };
-        let g = PgnGame::new(&header, vec![PgnMove { iccs: "h7e7".into(), comment: None }], None);
+        let g = PgnGame::new(&header, vec![PgnMove { text: "h7e7".into(), comment: None }], None);
         let text = g.write();
         assert!(text.contains("1... h7e7 *"), "{text}");
         let back = parse_pgn(&text).unwrap();

@@ -157,6 +157,7 @@ impl Default for LadderSection {
                     search: None,
                     visits: None,
                     movetime_ms: None,
+                    tc: None,
                 },
                 PlayerSpec::Greedy { name: "greedy".into() },
                 PlayerSpec::Alphabeta {
@@ -164,6 +165,7 @@ impl Default for LadderSection {
                     depth: Some(2),
                     nodes: None,
                     movetime_ms: None,
+                    tc: None,
                 },
             ],
             concurrency: 2,

@@ -38,7 +38,7 @@ fn tiny_config(root: &Path) -> LoopConfig {
     config.ladder.limits = Limits { visits: Some(4), ..Limits::default() };
     config.ladder.opponents = vec![
         PlayerSpec::Greedy { name: "greedy".into() },
-        PlayerSpec::Alphabeta { name: "alphabeta-d1".into(), depth: Some(1), nodes: None, movetime_ms: None },
+        PlayerSpec::Alphabeta { name: "alphabeta-d1".into(), depth: Some(1), nodes: None, movetime_ms: None, tc: None },
     ];
     config.ladder.max_plies = 40;
     config.ladder.openings = 0;

@@ -144,6 +144,8 @@ pub struct Search<R = ChaCha8Rng> {
     budget: u32,
     /// Simulations started (leaves requested or terminals visited) in this search.
     started: u32,
+    /// The longest path from the root a simulation of this search walked (plies).
+    seldepth: u32,
     /// Whether noise or the Gumbel sample has been set up for this search's root.
     root_prepared: bool,
     /// Root priors before noise, to undo it if the same root is searched again.
@@ -180,6 +182,7 @@ impl<R: Rng> Search<R> {
             full: true,
             budget: 0,
             started: 0,
+            seldepth: 0,
             root_prepared: false,
             clean_root_priors: Vec::new(),
             gumbel_base: Vec::new(),
@@ -208,6 +211,7 @@ impl<R: Rng> Search<R> {
         self.running = false;
         self.root_prepared = false;
         self.started = 0;
+        self.seldepth = 0;
         self.budget = 0;
         self.clean_root_priors.clear();
         self.pending.clear();
@@ -266,6 +270,56 @@ impl<R: Rng> Search<R> {
     pub fn root_child_visits(&self) -> Vec<(Move, u32)> {
         let root = &self.tree.nodes[ROOT];
         root.children().map(|i| (self.tree.nodes[i].mv, self.tree.nodes[i].visits)).collect()
+    }
+
+    /// The longest line from the root, in plies, that a simulation of the current (or last)
+    /// search walked: UCI's `seldepth`.
+    pub fn seldepth(&self) -> u32 {
+        self.seldepth
+    }
+
+    /// The principal variation starting with the root move `first`: from there, each ply
+    /// follows the child with the most completed visits (the higher Q on a tie), for as long
+    /// as the tree has a visited child. Empty when `first` is not a root move.
+    ///
+    /// Its length is the depth a tree search reports: how far the search has looked along
+    /// the line it believes in.
+    pub fn principal_variation(&self, first: Move) -> Vec<Move> {
+        let nodes = &self.tree.nodes;
+        let Some(mut node) = nodes[ROOT].children().find(|&i| nodes[i].mv == first) else {
+            return Vec::new();
+        };
+        let mut line = vec![first];
+        while let Some(child) = self.most_visited_child(node) {
+            line.push(nodes[child].mv);
+            node = child;
+        }
+        line
+    }
+
+    /// The length of the principal variation from the most visited root move (see
+    /// [`Search::principal_variation`]), without building it: 0 before any root move has a
+    /// visit. A depth limit for a tree search compares against this.
+    pub fn principal_depth(&self) -> u32 {
+        let mut node = ROOT;
+        let mut depth = 0;
+        while let Some(child) = self.most_visited_child(node) {
+            depth += 1;
+            node = child;
+        }
+        depth
+    }
+
+    fn most_visited_child(&self, node: usize) -> Option<usize> {
+        let nodes = &self.tree.nodes;
+        if nodes[node].state != EXPANDED {
+            return None;
+        }
+        let key = |i: usize| (nodes[i].visits, nodes[i].q().unwrap_or(f32::NEG_INFINITY));
+        nodes[node].children().filter(|&i| nodes[i].visits > 0).max_by(|&a, &b| {
+            let ((va, qa), (vb, qb)) = (key(a), key(b));
+            va.cmp(&vb).then(qa.total_cmp(&qb))
+        })
     }
 
     /// Whether the running search has spent its budget and applied every result.
@@ -404,7 +458,9 @@ impl<R: Rng> Search<R> {
             if self.started >= self.budget {
                 break;
             }
-            match self.descend(batch)? {
+            let descent = self.descend(batch)?;
+            self.seldepth = self.seldepth.max(self.path.len() as u32 - 1);
+            match descent {
                 Descent::Terminal => self.started += 1,
                 Descent::Request => {
                     self.started += 1;
@@ -873,6 +929,17 @@ impl<R: Rng> Search<R> {
         evaluator: &mut E,
         deadline: Option<std::time::Instant>,
     ) -> Result<SearchResult, SearchError> {
+        self.run_while(evaluator, |_| deadline.is_none_or(|d| std::time::Instant::now() < d))
+    }
+
+    /// [`Search::run`], stopped ([`Search::stop`]) as soon as `go_on` says no. It is asked
+    /// after each evaluated batch, with the search as it stands, so a caller can stop on a
+    /// clock, a depth ([`Search::principal_depth`]) or an outside signal.
+    pub fn run_while<E: Evaluator + ?Sized>(
+        &mut self,
+        evaluator: &mut E,
+        mut go_on: impl FnMut(&Self) -> bool,
+    ) -> Result<SearchResult, SearchError> {
         self.start()?;
         let leaves = self.params.leaves_per_step as usize;
         let mut batch = std::mem::take(&mut self.sync_batch);
@@ -883,7 +950,7 @@ impl<R: Rng> Search<R> {
                 Step::Evaluate(_) => {
                     evaluate_batch(evaluator, &batch, &mut results)?;
                     self.apply(&results)?;
-                    if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                    if !go_on(self) {
                         self.stop();
                     }
                 }

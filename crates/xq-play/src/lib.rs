@@ -34,6 +34,7 @@
 
 mod baseline;
 mod book;
+mod clock;
 pub mod engine;
 mod mcts;
 mod opening;
@@ -42,6 +43,7 @@ mod runner;
 
 pub use baseline::{AlphaBetaConfig, AlphaBetaPlayer, GreedyPlayer, RandomPlayer};
 pub use book::{BOOK_PATH, Book, BookEntry, BookError};
+pub use clock::{Clock, Clocks, OutOfTime, RunningClock, TimeControl, TimeControlError};
 pub use engine::{Engine, EngineConfig, EngineServer, Protocol, ServerConfig};
 pub use mcts::MctsPlayer;
 pub use opening::{Opening, OpeningError};

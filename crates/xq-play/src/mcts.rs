@@ -17,8 +17,11 @@ use xq_mcts::{Evaluator, Search, SearchParams};
 ///   parameters' `visits` (the one place a visit budget comes from). With
 ///   [`SearchLimits::movetime`] the search also stops at that time (less a small safety
 ///   margin), and its visit budget is what the last searches' speed fits into the time, so
-///   a Gumbel search still runs its whole sequential-halving schedule. Depth and nodes do not
-///   apply to it.
+///   a Gumbel search still runs its whole sequential-halving schedule. With
+///   [`SearchLimits::depth`] it stops once its principal variation (the most visited line,
+///   [`Search::principal_depth`]) is that many plies long. Nodes do not apply to it.
+/// * **Report**: the move comes with the root value, the principal variation (its length is
+///   the depth), the longest line searched (seldepth) and the visits.
 /// * **Tree reuse**: when the game continued from the position of its last search by the
 ///   move it chose and the opponent's reply, the search keeps that subtree
 ///   ([`Search::advance`]); after anything else (a new game, a take-back, an unexpected history)
@@ -157,21 +160,29 @@ impl Player for MctsPlayer {
             return Err(PlayerError::Crashed("choose_move before new_game".into()));
         };
         search.set_visits(budget);
-        let result = search.run_until(self.evaluator.as_mut(), deadline).map_err(crashed)?;
+        let depth = limits.depth;
+        let result = search
+            .run_while(self.evaluator.as_mut(), |s| {
+                deadline.is_none_or(|d| Instant::now() < d) && depth.is_none_or(|d| s.principal_depth() < d)
+            })
+            .map_err(crashed)?;
         let seconds = started.elapsed().as_secs_f64();
         if result.simulations > 0 && seconds > 0.0 {
             let now = f64::from(result.simulations) / seconds;
             self.speed = Some(self.speed.map_or(now, |old| 0.5 * old + 0.5 * now));
         }
-        search.advance(result.chosen).map_err(crashed)?;
-        self.root_moves.push(result.chosen);
+        let pv = search.principal_variation(result.chosen);
+        // The tree is not advanced past the chosen move here: the next search does it (in
+        // `sync_root`), on its own clock, so a large tree's compaction never delays the answer.
         Ok(MoveChoice {
             mv: result.chosen,
             score: Some(Score::Value(result.root_value)),
-            depth: None,
+            depth: Some(pv.len() as u32),
+            seldepth: Some(search.seldepth()),
             nodes: None,
             visits: Some(result.simulations),
             policy: result.moves.iter().copied().zip(result.policy.iter().copied()).collect(),
+            pv,
         })
     }
 }

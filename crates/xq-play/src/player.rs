@@ -19,11 +19,17 @@ pub struct SearchLimits {
     pub movetime: Option<Duration>,
     /// Tree-search visits (simulations) for this move.
     pub visits: Option<u32>,
+    /// Both clocks, when the game is played at a time control. The runner also sets
+    /// `movetime` from the mover's clock ([`crate::Clock::move_time`]) for players that do not
+    /// manage a clock; a player that does (an engine, which is sent `wtime`/`btime`) reads
+    /// this instead.
+    pub clocks: Option<crate::Clocks>,
 }
 
 impl SearchLimits {
     /// No limit given: each player uses its default.
-    pub const NONE: SearchLimits = SearchLimits { depth: None, nodes: None, movetime: None, visits: None };
+    pub const NONE: SearchLimits =
+        SearchLimits { depth: None, nodes: None, movetime: None, visits: None, clocks: None };
 
     /// Limits the depth.
     pub const fn depth(depth: u32) -> SearchLimits {
@@ -97,8 +103,11 @@ pub struct MoveChoice {
     pub mv: Move,
     /// The evaluation after the search, for the side that moves.
     pub score: Option<Score>,
-    /// Depth reached (plies).
+    /// Depth reached (plies): alpha-beta's last completed iteration, a tree search's
+    /// principal-variation length.
     pub depth: Option<u32>,
+    /// The longest line searched (plies), when the player knows it.
+    pub seldepth: Option<u32>,
     /// Nodes searched.
     pub nodes: Option<u64>,
     /// Tree-search visits.
@@ -106,12 +115,23 @@ pub struct MoveChoice {
     /// The search's distribution over moves (for a tree search, each root move's share of the
     /// visits), kept in the record as a training target; empty when the player has none.
     pub policy: Vec<(Move, f32)>,
+    /// The principal variation, starting with `mv`; empty when the player has none.
+    pub pv: Vec<Move>,
 }
 
 impl MoveChoice {
     /// A bare move with no search information.
     pub const fn new(mv: Move) -> MoveChoice {
-        MoveChoice { mv, score: None, depth: None, nodes: None, visits: None, policy: Vec::new() }
+        MoveChoice {
+            mv,
+            score: None,
+            depth: None,
+            seldepth: None,
+            nodes: None,
+            visits: None,
+            policy: Vec::new(),
+            pv: Vec::new(),
+        }
     }
 
     /// The same choice with a score.

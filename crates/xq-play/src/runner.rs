@@ -1,5 +1,6 @@
 //! The game runner: asks two players for moves in turn, with xq-core as the arbiter.
 
+use crate::clock::{Clocks, RunningClock, TimeControl};
 use crate::opening::Opening;
 use crate::player::{GameStart, MoveChoice, Player, PlayerError, Score, SearchLimits};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -58,6 +59,12 @@ pub struct GameOptions {
     /// margin loses on time. `None` never forfeits in-process players on time (engines in
     /// subprocesses keep their own timeouts).
     pub time_margin: Option<Duration>,
+    /// The red player's time control: its clock runs from the first move, and a move that
+    /// takes longer than the time left (plus `time_margin`, when set) loses on time. `None`
+    /// plays without a clock.
+    pub red_clock: Option<TimeControl>,
+    /// The black player's time control.
+    pub black_clock: Option<TimeControl>,
     /// The game's seed; players get seeds derived from it.
     pub seed: u64,
     /// The game's index in its event, passed to players.
@@ -73,6 +80,8 @@ impl Default for GameOptions {
             resign: None,
             draw: None,
             time_margin: None,
+            red_clock: None,
+            black_clock: None,
             seed: 0,
             game_index: 0,
         }
@@ -85,6 +94,14 @@ impl GameOptions {
         match color {
             Color::Red => &self.red_limits,
             Color::Black => &self.black_limits,
+        }
+    }
+
+    /// The time control for `color`.
+    pub fn clock(&self, color: Color) -> Option<TimeControl> {
+        match color {
+            Color::Red => self.red_clock,
+            Color::Black => self.black_clock,
         }
     }
 }
@@ -104,6 +121,8 @@ pub struct MoveInfo {
     pub policy: Vec<(Move, f32)>,
     /// Wall time the player took.
     pub time: Duration,
+    /// Time left on the mover's clock after the move (increment added), at a time control.
+    pub clock_left: Option<Duration>,
 }
 
 /// A finished game: enough to replay it, render it in any notation, and know why it ended.
@@ -232,6 +251,7 @@ pub fn play_game(
     let names = [red.name().to_string(), black.name().to_string()];
     let players: [&mut dyn Player; 2] = [red, black];
     let mut note = None;
+    let mut clocks = Color::ALL.map(|c| options.clock(c).map(RunningClock::new));
 
     let outcome = 'game: {
         for color in Color::ALL {
@@ -262,8 +282,20 @@ pub fn play_game(
             }
             let side = game.position().side_to_move();
             let limits = options.limits(side);
+            let own_clock = clocks[side.index()].map(|c| c.clock());
+            let asked = match own_clock {
+                Some(own) => {
+                    let opponent = clocks[side.opponent().index()].map_or(own, |c| c.clock());
+                    SearchLimits {
+                        clocks: Some(Clocks { own, opponent }),
+                        movetime: Some(limits.movetime.map_or(own.move_time(), |t| t.min(own.move_time()))),
+                        ..*limits
+                    }
+                }
+                None => *limits,
+            };
             let started = Instant::now();
-            let answer = ask(players[side.index()], &game, limits);
+            let answer = ask(players[side.index()], &game, &asked);
             let time = started.elapsed();
             let choice = match answer {
                 Ok(choice) => choice,
@@ -281,6 +313,16 @@ pub fn play_game(
                 note = Some(text);
                 break 'game outcome;
             }
+            let mut clock_left = None;
+            if let Some(clock) = clocks[side.index()].as_mut() {
+                if let Err(late) = clock.charge(time, options.time_margin.unwrap_or_default()) {
+                    let e = PlayerError::OverTime { used: late.used, allowed: late.left };
+                    let (outcome, text) = forfeit(side, &names[side.index()], &e);
+                    note = Some(text);
+                    break 'game outcome;
+                }
+                clock_left = Some(clock.clock().remaining);
+            }
             if let Err(illegal) = game.play(choice.mv) {
                 let e = PlayerError::IllegalMove { mv: illegal.mv, fen: illegal.fen };
                 let (outcome, text) = forfeit(side, &names[side.index()], &e);
@@ -294,6 +336,7 @@ pub fn play_game(
                 visits: choice.visits,
                 policy: choice.policy,
                 time,
+                clock_left,
             }));
         }
     };

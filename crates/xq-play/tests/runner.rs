@@ -4,7 +4,7 @@ use std::time::Duration;
 use xq_core::{Color, Game, GameResult, GameRules, Move, Termination, notation::parse_move};
 use xq_play::{
     AlphaBetaPlayer, DrawAdjudication, GameOptions, GameStart, GreedyPlayer, MoveChoice, Opening, Player,
-    PlayerError, RandomPlayer, ResignAdjudication, Score, SearchLimits, play_game,
+    PlayerError, RandomPlayer, ResignAdjudication, Score, SearchLimits, TimeControl, play_game,
 };
 
 /// Plays the first legal move, reporting a fixed score; or misbehaves on a chosen ply.
@@ -164,6 +164,73 @@ fn timeouts_and_overtime_lose_on_time() {
     let untimed = GameOptions { time_margin: None, max_plies: Some(5), ..timed };
     let r = misbehaving_game(Misbehaviour::Sleep(Duration::from_millis(30)), &untimed);
     assert_eq!(r.outcome.reason, Termination::MaxLength);
+}
+
+/// Sleeps `per_move` on every move and records the limits it was given.
+struct Sleeper {
+    per_move: Duration,
+    seen: Vec<SearchLimits>,
+}
+
+impl Player for Sleeper {
+    fn name(&self) -> &str {
+        "sleeper"
+    }
+    fn new_game(&mut self, _game: &Game, _start: GameStart) -> Result<(), PlayerError> {
+        Ok(())
+    }
+    fn choose_move(&mut self, game: &Game, limits: &SearchLimits) -> Result<MoveChoice, PlayerError> {
+        self.seen.push(*limits);
+        std::thread::sleep(self.per_move);
+        Ok(MoveChoice::new(game.position().legal_moves()[0]))
+    }
+}
+
+#[test]
+fn time_controls_run_clocks_and_flag_the_late() {
+    let tc = |text: &str| Some(text.parse::<TimeControl>().unwrap());
+    // Red has 0.2 s + 0.05 s a move and spends 0.1 s a move: 0.2 → 0.15 → 0.10 → 0.05 → out.
+    let options =
+        GameOptions { red_clock: tc("0.2+0.05"), black_clock: tc("60"), max_plies: Some(40), ..options(0) };
+    let mut red = Sleeper { per_move: Duration::from_millis(100), seen: Vec::new() };
+    let mut black = Sleeper { per_move: Duration::ZERO, seen: Vec::new() };
+    let r = play_game(&mut red, &mut black, &Opening::startpos(), GameRules::default(), &options);
+    assert_eq!(
+        (r.outcome.result, r.outcome.reason),
+        (GameResult::BlackWins, Termination::TimeForfeit),
+        "{:?}",
+        r.note
+    );
+    assert_eq!(r.outcome.article, "4.1.4");
+    assert!(
+        r.note.as_deref().unwrap().contains("left on the clock")
+            || r.note.as_deref().unwrap().contains("allowed")
+    );
+    // Each move of red's is recorded with the clock it left; the clock falls by about 50 ms a move.
+    let red_left: Vec<Duration> =
+        r.info.iter().step_by(2).map(|i| i.as_ref().unwrap().clock_left.unwrap()).collect();
+    assert!(red_left.len() >= 2 && red_left.len() <= 4, "{red_left:?}");
+    assert!(red_left.windows(2).all(|w| w[1] < w[0]), "{red_left:?}");
+    // Both players were told both clocks, and a move time from their own.
+    let first = red.seen[0].clocks.unwrap();
+    assert_eq!(first.own.remaining, Duration::from_millis(200));
+    assert_eq!(first.own.increment, Duration::from_millis(50));
+    assert_eq!(first.opponent.remaining, Duration::from_secs(60));
+    assert_eq!(red.seen[0].movetime, Some(first.own.move_time()));
+    assert_eq!(first.own.move_time().as_millis(), 56, "200 ms over 30 moves, plus 50");
+    let black_first = black.seen[0].clocks.unwrap();
+    assert_eq!(black_first.own.remaining, Duration::from_secs(60));
+    assert!(black_first.opponent.remaining < Duration::from_millis(200));
+
+    // A margin lets a move run past the clock: 0.2 s plus a 0.3 s margin covers a 0.4 s move,
+    // which empties the clock; the next has 0.05 s plus the margin, and flags.
+    let margined =
+        GameOptions { time_margin: Some(Duration::from_millis(300)), max_plies: Some(6), ..options };
+    let mut red = Sleeper { per_move: Duration::from_millis(400), seen: Vec::new() };
+    let mut black = Sleeper { per_move: Duration::ZERO, seen: Vec::new() };
+    let r = play_game(&mut red, &mut black, &Opening::startpos(), GameRules::default(), &margined);
+    assert_eq!(r.outcome.reason, Termination::TimeForfeit, "{:?}", r.note);
+    assert_eq!(r.plies(), 2, "the first move fits in clock plus margin, the second does not");
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! players' limits and the outputs.
 
 use crate::events::{Event, EventConfig, Format};
+use crate::pgn::PgnMovetext;
 use crate::runner::RunError;
 use crate::runner::players::PlayerSpec;
 use serde::{Deserialize, Serialize};
@@ -9,7 +10,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use xq_core::GameRules;
-use xq_play::{Book, DrawAdjudication, GameOptions, ResignAdjudication, SearchLimits};
+use xq_play::{Book, DrawAdjudication, GameOptions, ResignAdjudication, SearchLimits, TimeControl};
 
 /// `[adjudication]`: how the runner ends games the rules have not ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,7 +25,8 @@ pub struct Adjudication {
     /// Draw adjudication, off when absent.
     pub draw: Option<DrawAdjudication>,
     /// Margin over a `movetime` limit before an in-process player loses on time, in ms; never
-    /// when absent.
+    /// when absent. At a time control (`tc`) it is the time a move may run past an empty
+    /// clock (cutechess-cli's `timemargin`); 0 when absent.
     pub time_margin_ms: Option<u64>,
 }
 
@@ -63,9 +65,14 @@ pub struct Limits {
     pub depth: Option<u32>,
     /// Nodes per move.
     pub nodes: Option<u64>,
+    /// A time control, `tc = "10+0.1"` (cutechess-cli's `[moves/]seconds[+increment]`): the
+    /// player's clock runs through the game and a move past the time left loses on time.
+    /// Engines are sent both clocks; in-process players search each move for the clock's
+    /// share ([`xq_play::Clock::move_time`]), or `movetime_ms` when that is shorter.
+    pub tc: Option<TimeControl>,
 }
 
-/// `800 visits, 200 ms/move`; `no limit` when none is set.
+/// `800 visits, 200 ms/move, tc 10+0.1`; `no limit` when none is set.
 impl std::fmt::Display for Limits {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut parts = Vec::new();
@@ -81,6 +88,9 @@ impl std::fmt::Display for Limits {
         if let Some(n) = self.nodes {
             parts.push(format!("{n} nodes"));
         }
+        if let Some(tc) = self.tc {
+            parts.push(format!("tc {tc}"));
+        }
         if parts.is_empty() { f.write_str("no limit") } else { f.write_str(&parts.join(", ")) }
     }
 }
@@ -93,6 +103,7 @@ impl Limits {
             movetime_ms: self.movetime_ms.or(defaults.movetime_ms),
             depth: self.depth.or(defaults.depth),
             nodes: self.nodes.or(defaults.nodes),
+            tc: self.tc.or(defaults.tc),
         }
     }
 
@@ -103,6 +114,7 @@ impl Limits {
             nodes: self.nodes,
             movetime: self.movetime_ms.map(Duration::from_millis),
             visits: self.visits,
+            clocks: None,
         }
     }
 
@@ -123,9 +135,10 @@ impl Limits {
 #[serde(rename_all = "snake_case")]
 pub enum MoveComments {
     /// The move in Chinese notation (炮二平五).
-    #[default]
     Chinese,
-    /// No comments.
+    /// No comments: the default, because simple PGN readers (the `cchess` Python package)
+    /// stop at the first comment.
+    #[default]
     None,
 }
 
@@ -135,13 +148,20 @@ pub enum MoveComments {
 pub struct OutputSettings {
     /// Move comments in the PGN.
     pub pgn_comments: MoveComments,
+    /// The PGN's movetext: `iccs` (the default), `wxf`, `chinese` or `fairy`
+    /// (Fairy-Stockfish coordinates, ranks 1–10, under `[Variant "xiangqi"]`).
+    pub pgn_movetext: PgnMovetext,
     /// The PGN `Site` tag.
     pub site: String,
 }
 
 impl Default for OutputSettings {
     fn default() -> Self {
-        OutputSettings { pgn_comments: MoveComments::Chinese, site: "xq eval".to_string() }
+        OutputSettings {
+            pgn_comments: MoveComments::None,
+            pgn_movetext: PgnMovetext::Iccs,
+            site: "xq eval".to_string(),
+        }
     }
 }
 

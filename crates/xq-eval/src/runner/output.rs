@@ -94,12 +94,14 @@ pub fn pgn_of(
     let mut game = xq_core::Game::from_fen(&e.start_fen, rules).map_err(|x| bad(x.to_string()))?;
     let mut comments = Vec::with_capacity(e.moves.len());
     for &mv in &e.moves {
-        comments.push(xq_core::notation::chinese(game.position(), mv));
+        if config.output.pgn_comments == MoveComments::Chinese {
+            comments.push(xq_core::notation::chinese(game.position(), mv));
+        }
         game.play(mv).map_err(|x| bad(x.to_string()))?;
     }
-    if config.output.pgn_comments == MoveComments::None {
-        comments.clear();
-    }
+    let time_control =
+        |player: usize| config.players.get(player).and_then(|p| p.own_limits().or(config.limits).tc);
+    let (red_tc, black_tc) = (time_control(e.record.red), time_control(e.record.black));
     let outcome = e.record.outcome;
     let header = PgnHeader {
         event: config.name.clone(),
@@ -112,6 +114,9 @@ pub fn pgn_of(
         termination: outcome.map(|o| o.reason.name().to_string()),
         article: outcome.map(|o| o.article.to_string()).filter(|a| !a.is_empty()),
         opening: e.opening_name.clone(),
+        movetext: config.output.pgn_movetext,
+        // PGN has one time control per game; players on different clocks get none.
+        time_control: red_tc.filter(|_| red_tc == black_tc).map(|tc| tc.to_string()),
     };
     let mut pgn = PgnGame::from_game(&header, &game, &comments, Some(e.record.result));
     pgn.tags.push(("GameNumber".into(), e.record.game.to_string()));

@@ -9,7 +9,7 @@ use xq_mcts::{SearchParams, SharedEvaluator};
 use xq_nn::EvaluatorSpec;
 use xq_play::{
     AlphaBetaConfig, AlphaBetaPlayer, Engine, EngineConfig, GreedyPlayer, MctsPlayer, Player, PlayerError,
-    Protocol, RandomPlayer,
+    Protocol, RandomPlayer, TimeControl,
 };
 
 /// An external engine.
@@ -38,6 +38,9 @@ pub struct EngineSpec {
     /// Milliseconds per move.
     #[serde(default)]
     pub movetime_ms: Option<u64>,
+    /// A time control (`"10+0.1"`); the engine is sent both clocks.
+    #[serde(default)]
+    pub tc: Option<TimeControl>,
 }
 
 /// One `[[players]]` entry.
@@ -67,6 +70,9 @@ pub enum PlayerSpec {
         /// Milliseconds per move.
         #[serde(default)]
         movetime_ms: Option<u64>,
+        /// A time control (`"10+0.1"`).
+        #[serde(default)]
+        tc: Option<TimeControl>,
     },
     /// Tree search ([`MctsPlayer`]) over a built-in evaluator or a trained network, searching
     /// as `search` says: the `[search]` table self-play uses, so a network is judged with the
@@ -86,6 +92,9 @@ pub enum PlayerSpec {
         /// Milliseconds per move.
         #[serde(default)]
         movetime_ms: Option<u64>,
+        /// A time control (`"10+0.1"`).
+        #[serde(default)]
+        tc: Option<TimeControl>,
     },
     /// An engine speaking UCI.
     Uci(EngineSpec),
@@ -102,6 +111,7 @@ impl PlayerSpec {
             search: Some(search),
             visits: None,
             movetime_ms: None,
+            tc: None,
         }
     }
 
@@ -120,14 +130,14 @@ impl PlayerSpec {
     pub fn own_limits(&self) -> Limits {
         match self {
             PlayerSpec::Random { .. } | PlayerSpec::Greedy { .. } => Limits::default(),
-            PlayerSpec::Alphabeta { depth, nodes, movetime_ms, .. } => {
-                Limits { depth: *depth, nodes: *nodes, movetime_ms: *movetime_ms, visits: None }
+            PlayerSpec::Alphabeta { depth, nodes, movetime_ms, tc, .. } => {
+                Limits { depth: *depth, nodes: *nodes, movetime_ms: *movetime_ms, visits: None, tc: *tc }
             }
-            PlayerSpec::Mcts { visits, movetime_ms, .. } => {
-                Limits { visits: *visits, movetime_ms: *movetime_ms, ..Limits::default() }
+            PlayerSpec::Mcts { visits, movetime_ms, tc, .. } => {
+                Limits { visits: *visits, movetime_ms: *movetime_ms, tc: *tc, ..Limits::default() }
             }
             PlayerSpec::Uci(e) | PlayerSpec::Ucci(e) => {
-                Limits { depth: e.depth, nodes: e.nodes, movetime_ms: e.movetime_ms, visits: None }
+                Limits { depth: e.depth, nodes: e.nodes, movetime_ms: e.movetime_ms, visits: None, tc: e.tc }
             }
         }
     }

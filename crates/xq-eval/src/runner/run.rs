@@ -18,7 +18,7 @@ use std::sync::{Mutex, OnceLock, mpsc};
 use std::time::{Duration, Instant};
 use xq_core::{Color, GameResult, Outcome, Termination};
 use xq_mcts::{SharedEvaluator, SharedStats};
-use xq_play::{GameOptions, Opening, Player, PlayerError, SearchLimits, derive_seed, play_game};
+use xq_play::{GameOptions, Opening, Player, PlayerError, SearchLimits, TimeControl, derive_seed, play_game};
 
 /// The state of a running event, for a progress line.
 #[derive(Clone, Debug, PartialEq)]
@@ -76,6 +76,8 @@ struct GameContext<'a> {
     openings: Vec<Opening>,
     options: GameOptions,
     limits: Vec<SearchLimits>,
+    /// Each player's time control.
+    clocks: Vec<Option<TimeControl>>,
 }
 
 impl GameContext<'_> {
@@ -115,6 +117,8 @@ impl GameContext<'_> {
         let options = GameOptions {
             red_limits: self.limits[g.red],
             black_limits: self.limits[g.black],
+            red_clock: self.clocks[g.red],
+            black_clock: self.clocks[g.black],
             seed,
             game_index: g.game as usize,
             ..self.options
@@ -215,6 +219,7 @@ pub fn run_event(
         openings: book.playable()?,
         options: config.adjudication.options(),
         limits: config.players.iter().map(|p| p.own_limits().or(config.limits).search_limits()).collect(),
+        clocks: config.players.iter().map(|p| p.own_limits().or(config.limits).tc).collect(),
     };
 
     std::fs::create_dir_all(out_dir).map_err(io_error(out_dir))?;

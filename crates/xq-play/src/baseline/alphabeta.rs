@@ -128,6 +128,8 @@ pub struct AlphaBetaPlayer {
     /// move into them gave check.
     line: Vec<(u64, bool)>,
     nodes: u64,
+    /// The deepest ply any node of the current search reached, quiescence included.
+    seldepth: u32,
     node_limit: u64,
     deadline: Option<Instant>,
     stopped: bool,
@@ -145,6 +147,7 @@ impl AlphaBetaPlayer {
             history: [[0; 90]; 15],
             line: Vec::new(),
             nodes: 0,
+            seldepth: 0,
             node_limit: u64::MAX,
             deadline: None,
             stopped: false,
@@ -185,6 +188,7 @@ impl AlphaBetaPlayer {
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
         self.deadline = limits.movetime.map(|t| started + t);
         self.nodes = 0;
+        self.seldepth = 0;
         self.stopped = false;
         for row in self.history.iter_mut() {
             for h in row.iter_mut() {
@@ -215,6 +219,7 @@ impl AlphaBetaPlayer {
             }
         }
         let (mv, score, depth) = best;
+        let pv = self.principal_variation(&pos, mv, depth.max(1) as usize);
         let score = if score >= MATE_BOUND {
             Score::Mate((MATE - score + 1) / 2)
         } else if score <= -MATE_BOUND {
@@ -226,10 +231,36 @@ impl AlphaBetaPlayer {
             mv,
             score: (depth > 0).then_some(score),
             depth: Some(depth),
+            seldepth: Some(self.seldepth),
             nodes: Some(self.nodes),
             visits: None,
             policy: Vec::new(),
+            pv,
         })
+    }
+
+    /// The line the search expects: `first`, then the transposition table's best moves, as
+    /// long as each is stored for the position, legal there and does not repeat a position of
+    /// the line (at most `max_len` moves).
+    fn principal_variation(&self, root: &Position, first: Move, max_len: usize) -> Vec<Move> {
+        let mut pos = *root;
+        let mut line = Vec::with_capacity(max_len);
+        let mut seen = vec![pos.hash()];
+        let mut next = Some(first);
+        while let Some(mv) = next {
+            if line.len() >= max_len || !pos.is_legal(mv) {
+                break;
+            }
+            pos.make(mv);
+            if seen.contains(&pos.hash()) {
+                break;
+            }
+            seen.push(pos.hash());
+            line.push(mv);
+            let entry = self.tt[self.tt_index(pos.hash())];
+            next = if entry.key == pos.hash() { move_from_raw(entry.mv) } else { None };
+        }
+        line
     }
 
     fn root(&mut self, pos: &mut Position, depth: i32, eval_red: i32) -> (i32, Option<Move>) {
@@ -342,6 +373,7 @@ impl AlphaBetaPlayer {
         allow_null: bool,
     ) -> i32 {
         self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply as u32);
         if self.out_of_budget() {
             return 0;
         }
@@ -517,6 +549,7 @@ impl AlphaBetaPlayer {
         qply: u32,
     ) -> i32 {
         self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply as u32);
         if self.out_of_budget() {
             return 0;
         }

@@ -14,6 +14,7 @@
 mod process;
 mod server;
 
+use crate::clock::Clocks;
 use crate::player::{GameStart, MoveChoice, Player, PlayerError, Score, SearchLimits};
 use process::Process;
 pub use server::{EngineServer, Flow, ServerConfig, ServerError, serve};
@@ -158,9 +159,14 @@ impl Engine {
         self.process.as_mut().ok_or_else(|| PlayerError::Crashed("the engine is not running".to_string()))
     }
 
-    /// The `go` command for `limits` in this dialect.
-    fn go_command(&self, limits: &SearchLimits) -> (String, Duration) {
-        let named = limits.depth.is_some() || limits.nodes.is_some() || limits.movetime.is_some();
+    /// The `go` command for `limits` in this dialect, and how long to wait for its answer. At
+    /// a time control the engine is sent both clocks and manages its own time; otherwise it
+    /// gets the move time.
+    fn go_command(&self, limits: &SearchLimits, red_to_move: bool) -> (String, Duration) {
+        let named = limits.depth.is_some()
+            || limits.nodes.is_some()
+            || limits.movetime.is_some()
+            || limits.clocks.is_some();
         let limits = if named { limits } else { &self.config.default_limits };
         let mut go = String::from("go");
         if let Some(depth) = limits.depth {
@@ -169,9 +175,36 @@ impl Engine {
         if let Some(nodes) = limits.nodes {
             go.push_str(&format!(" nodes {nodes}"));
         }
-        let wait = match limits.movetime {
-            Some(time) => {
-                let ms = time.as_millis().max(1);
+        let ms = |d: Duration| d.as_millis();
+        let wait = match (limits.clocks, limits.movetime) {
+            (Some(Clocks { own, opponent }), _) => {
+                let (red, black) = if red_to_move { (own, opponent) } else { (opponent, own) };
+                match self.config.protocol {
+                    Protocol::Uci => {
+                        go.push_str(&format!(
+                            " wtime {} btime {} winc {} binc {}",
+                            ms(red.remaining),
+                            ms(black.remaining),
+                            ms(red.increment),
+                            ms(black.increment)
+                        ));
+                    }
+                    // The client asked for milliseconds (`setoption usemillisec true`).
+                    Protocol::Ucci => go.push_str(&format!(
+                        " time {} increment {} opptime {} oppincrement {}",
+                        ms(own.remaining),
+                        ms(own.increment),
+                        ms(opponent.remaining),
+                        ms(opponent.increment)
+                    )),
+                }
+                if let Some(moves) = own.moves_to_go {
+                    go.push_str(&format!(" movestogo {moves}"));
+                }
+                own.remaining + self.config.move_margin
+            }
+            (None, Some(time)) => {
+                let ms = ms(time).max(1);
                 match self.config.protocol {
                     Protocol::Uci => go.push_str(&format!(" movetime {ms}")),
                     // UCCI's `time` is the clock; with one move to go it is this move's time.
@@ -179,7 +212,7 @@ impl Engine {
                 }
                 time + self.config.move_margin
             }
-            None => self.config.search_timeout,
+            (None, None) => self.config.search_timeout,
         };
         if go == "go" {
             // Default limits with nothing in them: let the depth decide, under the timeout.
@@ -199,7 +232,7 @@ impl Engine {
                 position.push_str(&format_move(m, offset));
             }
         }
-        let (go, wait) = self.go_command(limits);
+        let (go, wait) = self.go_command(limits, game.position().side_to_move() == xq_core::Color::Red);
         let process = self.running()?;
         process.send(&position)?;
         process.send(&go)?;
@@ -222,13 +255,16 @@ impl Engine {
         }
         let mv = parse_move(&text, offset)
             .ok_or_else(|| PlayerError::Protocol(format!("unparsable bestmove {text:?}")))?;
+        let pv = legal_prefix(game.position(), &info.pv, offset);
         Ok(MoveChoice {
             mv,
             score: info.score,
             depth: info.depth,
+            seldepth: info.seldepth,
             nodes: info.nodes,
             visits: None,
             policy: Vec::new(),
+            pv: if pv.first() == Some(&mv) { pv } else { Vec::new() },
         })
     }
 }
@@ -263,11 +299,14 @@ impl Player for Engine {
 }
 
 /// What the engine said about its search in `info` lines.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct SearchInfo {
     score: Option<Score>,
     depth: Option<u32>,
+    seldepth: Option<u32>,
     nodes: Option<u64>,
+    /// The last `pv`, as words.
+    pv: Vec<String>,
 }
 
 impl SearchInfo {
@@ -276,6 +315,7 @@ impl SearchInfo {
         while let Some(token) = tokens.next() {
             match token {
                 "depth" => self.depth = tokens.next().and_then(|t| t.parse().ok()).or(self.depth),
+                "seldepth" => self.seldepth = tokens.next().and_then(|t| t.parse().ok()).or(self.seldepth),
                 "nodes" => self.nodes = tokens.next().and_then(|t| t.parse().ok()).or(self.nodes),
                 "score" => {
                     let score = match tokens.next() {
@@ -287,12 +327,33 @@ impl SearchInfo {
                     };
                     self.score = score.or(self.score);
                 }
-                // The rest of the line is the variation (or free text).
-                "pv" | "string" => break,
+                // The rest of the line is the variation.
+                "pv" => {
+                    self.pv = tokens.map(str::to_string).collect();
+                    break;
+                }
+                "string" => break,
                 _ => {}
             }
         }
     }
+}
+
+/// The longest prefix of an engine's `pv` words that parses and is legal move by move from
+/// `position`: an engine's variation is reported, never trusted.
+fn legal_prefix(position: &xq_core::Position, words: &[String], offset: u8) -> Vec<Move> {
+    let mut position = *position;
+    let mut line = Vec::new();
+    for word in words {
+        match parse_move(word, offset) {
+            Some(m) if position.is_legal(m) => {
+                position.make(m);
+                line.push(m);
+            }
+            _ => break,
+        }
+    }
+    line
 }
 
 /// The FEN of the game's start position with its clocks.
@@ -360,6 +421,7 @@ mod tests {
             (info.depth, info.nodes, info.score),
             (Some(12), Some(12345), Some(Score::Centipawns(-35)))
         );
+        assert_eq!((info.seldepth, info.pv.join(" ")), (Some(20), "h2e2 h9g7".to_string()));
         info.update("depth 13 score mate 3", Protocol::Uci);
         assert_eq!(info.score, Some(Score::Mate(3)));
         let mut info = SearchInfo::default();
@@ -367,6 +429,33 @@ mod tests {
         assert_eq!(info.score, Some(Score::Centipawns(47)));
         info.update("string score 99", Protocol::Ucci);
         assert_eq!(info.score, Some(Score::Centipawns(47)));
+    }
+
+    #[test]
+    fn clocks_are_sent_as_clocks_and_move_times_as_move_times() {
+        let ms = Duration::from_millis;
+        let engine = |protocol| Engine {
+            name: "e".into(),
+            config: EngineConfig::new("unused", protocol),
+            process: None,
+        };
+        let clocks = Clocks {
+            own: crate::Clock { remaining: ms(9_500), increment: ms(100), moves_to_go: None },
+            opponent: crate::Clock { remaining: ms(8_000), increment: ms(200), moves_to_go: None },
+        };
+        let limits = SearchLimits { clocks: Some(clocks), movetime: Some(ms(400)), ..SearchLimits::NONE };
+        let uci = engine(Protocol::Uci);
+        let (go, wait) = uci.go_command(&limits, true);
+        assert_eq!(go, "go wtime 9500 btime 8000 winc 100 binc 200");
+        assert_eq!(wait, ms(9_500) + uci.config.move_margin, "the engine may use its whole clock");
+        let (go, _) = uci.go_command(&limits, false);
+        assert_eq!(go, "go wtime 8000 btime 9500 winc 200 binc 100");
+        let period = Clocks { own: crate::Clock { moves_to_go: Some(7), ..clocks.own }, ..clocks };
+        let (go, _) =
+            engine(Protocol::Ucci).go_command(&SearchLimits { clocks: Some(period), ..limits }, false);
+        assert_eq!(go, "go time 9500 increment 100 opptime 8000 oppincrement 200 movestogo 7");
+        let (go, wait) = uci.go_command(&SearchLimits::movetime(ms(400)), true);
+        assert_eq!((go.as_str(), wait), ("go movetime 400", ms(400) + uci.config.move_margin));
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //! - `isready` → `readyok`; `ucinewgame` makes the next search start a new game for the player
 //!   ([`Player::new_game`]).
 //! - `setoption name N value V` (UCI) or `setoption N V` (UCCI): `Visits` (visits per search
-//!   when `go` names no nodes), `usemillisec` (UCCI times in milliseconds rather than seconds),
+//!   when `go` names no nodes), `MoveOverhead` (milliseconds kept back from every timed move,
+//!   [`DEFAULT_MOVE_OVERHEAD`] unless set), `usemillisec` (UCCI times in milliseconds rather than seconds),
 //!   `UCI_Variant` (only `xiangqi`); other options are answered with an `info string` and ignored.
 //! - `position startpos|fen FEN [moves M…]`: moves in ICCS coordinates ([`super::format_move`]),
 //!   ranks shifted by [`ServerConfig::rank_offset`]. A malformed FEN or an illegal move is
@@ -20,10 +21,13 @@
 //!   `searchmoves`, `infinite`, `ponder`, `mate`; in UCCI, `depth`, `nodes`, `time`,
 //!   `increment`, `movestogo`, `opptime`/`oppincrement`/`oppmovestogo`, `infinite`, `ponder`,
 //!   `draw`. They become [`SearchLimits`]: `nodes` sets both `nodes` and `visits` (a tree search
-//!   counts visits), a clock becomes a move time (the remaining time over the moves to go, 30
-//!   when unknown, plus the increment, at most nine tenths of the remaining time). Without
-//!   nodes, `visits` is the `Visits` option. The answer is one `info` line (depth, score,
-//!   nodes, time, the move as the principal variation) and `bestmove M`, or `bestmove (none)`
+//!   counts visits), a clock becomes [`SearchLimits::clocks`] and a move time
+//!   ([`Clock::move_time`]: the remaining time over the moves to go, 30 when unknown, plus the
+//!   increment, at most nine tenths of the remaining time), and every
+//!   move time is searched less the `MoveOverhead`, so the answer arrives in time. Without
+//!   nodes, `visits` is the `Visits` option. The answer is one `info` line (depth, seldepth,
+//!   score, nodes, nps, time and the player's principal variation; a tree search's depth is
+//!   the length of its most visited line) and `bestmove M`, or `bestmove (none)`
 //!   (UCI) / `nobestmove` (UCCI) when there is no move.
 //! - `stop` / `ponderhit`: the search runs to its limits when `go` arrives, so these only
 //!   release the `bestmove` held back by `go infinite` or `go ponder` (which the protocols
@@ -36,6 +40,7 @@
 //! at the next search.
 
 use super::{Protocol, format_move, parse_move};
+use crate::clock::{Clock, Clocks};
 use crate::player::{GameStart, MoveChoice, Player, Score, SearchLimits};
 use std::io::{BufRead, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -44,8 +49,12 @@ use thiserror::Error;
 use xq_core::seed::derive_seed;
 use xq_core::{Game, GameRules, Move, START_FEN};
 
-/// Moves to go assumed for a clock without `movestogo`.
-const DEFAULT_MOVES_TO_GO: u64 = 30;
+/// The default `MoveOverhead`: time kept back from every move's budget for the answer to reach
+/// the client and for its clock's granularity.
+pub const DEFAULT_MOVE_OVERHEAD: Duration = Duration::from_millis(30);
+
+/// Largest value the `MoveOverhead` option accepts, in milliseconds.
+const MAX_MOVE_OVERHEAD_MS: u64 = 5_000;
 
 /// Largest value the `Visits` option accepts.
 const MAX_VISITS: u32 = 100_000_000;
@@ -68,11 +77,15 @@ pub struct ServerConfig {
     /// Visits per search when `go` names no nodes (the `Visits` option's default); `None`
     /// leaves the budget to the player and does not advertise the option.
     pub visits: Option<u32>,
+    /// Kept back from every timed move (the `MoveOverhead` option's default): a move time
+    /// `t` becomes a search of `t − overhead`, at least a tenth of `t`, so the answer
+    /// arrives within `t`.
+    pub move_overhead: Duration,
 }
 
 impl ServerConfig {
     /// A config for `protocol` with the given `id name`, author `xq`, ICCS ranks, default
-    /// rules, seed 0 and no visits option.
+    /// rules, seed 0, no visits option and [`DEFAULT_MOVE_OVERHEAD`].
     pub fn new(protocol: Protocol, name: &str) -> ServerConfig {
         ServerConfig {
             protocol,
@@ -82,6 +95,7 @@ impl ServerConfig {
             rules: GameRules::default(),
             seed: 0,
             visits: None,
+            move_overhead: DEFAULT_MOVE_OVERHEAD,
         }
     }
 }
@@ -135,6 +149,8 @@ pub struct EngineServer<W: Write> {
     games_started: u64,
     /// Visits per search when `go` names no nodes.
     visits: Option<u32>,
+    /// The `MoveOverhead` option.
+    move_overhead: Duration,
     /// UCCI: clock times in milliseconds (`usemillisec true`) rather than seconds.
     ucci_milliseconds: bool,
     /// A `bestmove` line held back until `stop` or `ponderhit` (`go infinite`, `go ponder`).
@@ -174,20 +190,22 @@ struct Go {
     hold: bool,
 }
 
-/// A clock from `go` (all in milliseconds).
+/// A clock as `go` gives it (all in milliseconds).
 #[derive(Clone, Copy, Debug, Default)]
-struct Clock {
+struct GoClock {
     time: Option<u64>,
     increment: u64,
     moves_to_go: Option<u64>,
 }
 
-impl Clock {
-    /// The time to spend on this move.
-    fn move_time(self) -> Option<Duration> {
-        let time = self.time?;
-        let share = time / self.moves_to_go.unwrap_or(DEFAULT_MOVES_TO_GO).max(1) + self.increment;
-        Some(Duration::from_millis(share.min(time * 9 / 10).max(1)))
+impl GoClock {
+    /// The clock, when `go` gave its time.
+    fn clock(self) -> Option<Clock> {
+        Some(Clock {
+            remaining: Duration::from_millis(self.time?),
+            increment: Duration::from_millis(self.increment),
+            moves_to_go: self.moves_to_go.map(|m| u32::try_from(m).unwrap_or(u32::MAX)),
+        })
     }
 }
 
@@ -198,6 +216,7 @@ impl<W: Write> EngineServer<W> {
         EngineServer {
             protocol: config.protocol,
             visits: config.visits,
+            move_overhead: config.move_overhead,
             config,
             player,
             out,
@@ -327,6 +346,10 @@ impl<W: Write> EngineServer<W> {
                         "option name Visits type spin default {visits} min 1 max {MAX_VISITS}"
                     ))?;
                 }
+                self.say(&format!(
+                    "option name MoveOverhead type spin default {} min 0 max {MAX_MOVE_OVERHEAD_MS}",
+                    self.move_overhead.as_millis()
+                ))?;
                 self.say("option name UCI_Variant type combo default xiangqi var xiangqi")?;
                 self.say("uciok")
             }
@@ -334,6 +357,10 @@ impl<W: Write> EngineServer<W> {
                 if let Some(visits) = self.visits {
                     self.say(&format!("option Visits type spin min 1 max {MAX_VISITS} default {visits}"))?;
                 }
+                self.say(&format!(
+                    "option MoveOverhead type spin min 0 max {MAX_MOVE_OVERHEAD_MS} default {}",
+                    self.move_overhead.as_millis()
+                ))?;
                 self.say("option usemillisec type check default false")?;
                 self.say("ucciok")
             }
@@ -359,6 +386,15 @@ impl<W: Write> EngineServer<W> {
                 _ => {
                     self.error(&format!("setoption Visits: {value:?} is not a number from 1 to {MAX_VISITS}"))
                 }
+            },
+            "moveoverhead" => match value.parse::<u64>() {
+                Ok(ms) if ms <= MAX_MOVE_OVERHEAD_MS => {
+                    self.move_overhead = Duration::from_millis(ms);
+                    Ok(())
+                }
+                _ => self.error(&format!(
+                    "setoption MoveOverhead: {value:?} is not a number of milliseconds from 0 to {MAX_MOVE_OVERHEAD_MS}"
+                )),
             },
             "usemillisec" => match value {
                 "true" => {
@@ -420,7 +456,7 @@ impl<W: Write> EngineServer<W> {
 
     fn parse_go(&self, rest: &str) -> Result<Go, String> {
         let mut go = Go::default();
-        let (mut own, mut opponent) = (Clock::default(), Clock::default());
+        let (mut own, mut opponent) = (GoClock::default(), GoClock::default());
         let red_to_move = self.game.position().side_to_move() == xq_core::Color::Red;
         let ucci_unit = if self.ucci_milliseconds { 1 } else { 1000 };
         let mut tokens = rest.split_whitespace().peekable();
@@ -476,17 +512,26 @@ impl<W: Write> EngineServer<W> {
                     own.increment = number("increment")?.saturating_mul(ucci_unit)
                 }
                 (Protocol::Ucci, "movestogo") => own.moves_to_go = Some(number("movestogo")?),
-                (Protocol::Ucci, "opptime") => opponent.time = Some(number("opptime")?),
-                (Protocol::Ucci, "oppincrement") => opponent.increment = number("oppincrement")?,
+                (Protocol::Ucci, "opptime") => {
+                    opponent.time = Some(number("opptime")?.saturating_mul(ucci_unit))
+                }
+                (Protocol::Ucci, "oppincrement") => {
+                    opponent.increment = number("oppincrement")?.saturating_mul(ucci_unit)
+                }
                 (Protocol::Ucci, "oppmovestogo") => opponent.moves_to_go = Some(number("oppmovestogo")?),
                 // The opponent offers a draw; a player has no way to accept, so it plays on.
                 (Protocol::Ucci, "draw") => {}
                 (_, other) => return Err(format!("unknown parameter {other:?}")),
             }
         }
-        if go.limits.movetime.is_none() {
-            go.limits.movetime = own.move_time();
+        if let Some(clock) = own.clock() {
+            let opponent = opponent.clock().unwrap_or(Clock { moves_to_go: clock.moves_to_go, ..clock });
+            go.limits.clocks = Some(Clocks { own: clock, opponent });
+            if go.limits.movetime.is_none() {
+                go.limits.movetime = Some(clock.move_time());
+            }
         }
+        go.limits.movetime = go.limits.movetime.map(|t| t.saturating_sub(self.move_overhead).max(t / 10));
         if go.limits.nodes.is_none() {
             go.limits.visits = self.visits;
         }
@@ -589,10 +634,17 @@ impl<W: Write> EngineServer<W> {
         Ok(format!("bestmove {}", format_move(mv, self.config.rank_offset)))
     }
 
-    /// `info depth … score … nodes … time … pv M` in the current dialect.
+    /// `info depth … seldepth … score … nodes … nps … time … pv M…` in the current dialect:
+    /// the player's principal variation when it starts with the move played, else the move.
     fn info_line(&self, choice: &MoveChoice, mv: Move, elapsed: Duration) -> String {
-        // A player that reports no depth searched at least the one ply of its move.
-        let mut line = format!("info depth {}", choice.depth.unwrap_or(1));
+        let offset = self.config.rank_offset;
+        let pv: &[Move] = if choice.pv.first() == Some(&mv) { &choice.pv } else { std::slice::from_ref(&mv) };
+        // A player that reports no depth searched at least the plies of its variation.
+        let depth = choice.depth.unwrap_or(pv.len() as u32).max(1);
+        let mut line = format!("info depth {depth}");
+        if let Some(seldepth) = choice.seldepth.filter(|_| self.protocol == Protocol::Uci) {
+            line.push_str(&format!(" seldepth {}", seldepth.max(depth)));
+        }
         match (self.protocol, choice.score) {
             (_, None) => {}
             (Protocol::Uci, Some(Score::Mate(n))) => line.push_str(&format!(" score mate {n}")),
@@ -600,7 +652,6 @@ impl<W: Write> EngineServer<W> {
             (Protocol::Ucci, Some(score)) => line.push_str(&format!(" score {}", score.centipawns())),
         }
         let nodes = choice.nodes.or(choice.visits.map(u64::from));
-        let ms = elapsed.as_millis();
         if let Some(nodes) = nodes {
             line.push_str(&format!(" nodes {nodes}"));
             if self.protocol == Protocol::Uci {
@@ -608,7 +659,11 @@ impl<W: Write> EngineServer<W> {
                 line.push_str(&format!(" nps {nps}"));
             }
         }
-        line.push_str(&format!(" time {ms} pv {}", format_move(mv, self.config.rank_offset)));
+        line.push_str(&format!(" time {} pv", elapsed.as_millis()));
+        for &m in pv {
+            line.push(' ');
+            line.push_str(&format_move(m, offset));
+        }
         line
     }
 }
@@ -633,9 +688,18 @@ mod tests {
     use xq_mcts::{MaterialEvaluator, SearchParams};
 
     fn run_script(player: Box<dyn Player>, protocol: Protocol, script: &str) -> Vec<String> {
+        run_script_with_visits(player, protocol, script, Some(16))
+    }
+
+    fn run_script_with_visits(
+        player: Box<dyn Player>,
+        protocol: Protocol,
+        script: &str,
+        visits: Option<u32>,
+    ) -> Vec<String> {
         let mut out = Vec::new();
         let mut config = ServerConfig::new(protocol, "test engine");
-        config.visits = Some(16);
+        config.visits = visits;
         serve(script.as_bytes(), &mut out, player, config).unwrap();
         String::from_utf8(out).unwrap().lines().map(str::to_string).collect()
     }
@@ -728,7 +792,7 @@ mod tests {
         let infos: Vec<&String> = lines.iter().filter(|l| l.starts_with("info depth")).collect();
         assert_eq!(infos.len(), 2);
         assert!(infos[0].contains(" score cp ") && infos[0].contains(" nodes 16 "), "{}", infos[0]);
-        assert!(infos[0].ends_with(&format!(" pv {}", moves[0])));
+        assert!(infos[0].contains(&format!(" pv {}", moves[0])), "{}", infos[0]);
     }
 
     #[test]
@@ -750,7 +814,8 @@ mod tests {
         assert!(mate.contains(" score 29998 "), "UCCI scores are bare numbers: {mate}");
         assert_eq!(lines.last().unwrap(), "bye");
         let limits = limits.lock().unwrap();
-        assert_eq!(limits[0].movetime, Some(Duration::from_millis(1000)));
+        // 3 s over 3 moves, less the move overhead.
+        assert_eq!(limits[0].movetime, Some(Duration::from_millis(970)));
         assert_eq!(limits[0].visits, Some(16));
         assert_eq!((limits[1].depth, limits[1].movetime), (Some(4), None));
     }
@@ -759,8 +824,8 @@ mod tests {
     fn ucci_times_are_seconds_unless_usemillisec() {
         let (player, limits, _) = scripted(Ok(iccs("h2e2")));
         run_script(player, Protocol::Ucci, "position startpos\ngo time 60 increment 2\n");
-        // 60 s over 30 moves, plus the increment.
-        assert_eq!(limits.lock().unwrap()[0].movetime, Some(Duration::from_secs(4)));
+        // 60 s over 30 moves, plus the increment, less the move overhead.
+        assert_eq!(limits.lock().unwrap()[0].movetime, Some(Duration::from_millis(3970)));
     }
 
     #[test]
@@ -776,11 +841,12 @@ mod tests {
         let limits = limits.lock().unwrap();
         assert_eq!(limits.len(), 5, "{lines:?}");
         assert_eq!((limits[0].nodes, limits[0].visits), (Some(300), Some(300)));
-        assert_eq!((limits[1].movetime, limits[1].visits), (Some(Duration::from_millis(250)), Some(16)));
+        // Every move time is searched less the 30 ms move overhead.
+        assert_eq!((limits[1].movetime, limits[1].visits), (Some(Duration::from_millis(220)), Some(16)));
         // Red's clock: 10 s / 30 + 0.1 s.
-        assert_eq!(limits[2].movetime, Some(Duration::from_millis(433)));
+        assert_eq!(limits[2].movetime, Some(Duration::from_millis(403)));
         // Black's clock: 5 s / 5 + 0.05 s.
-        assert_eq!(limits[3].movetime, Some(Duration::from_millis(1050)));
+        assert_eq!(limits[3].movetime, Some(Duration::from_millis(1020)));
         assert_eq!((limits[4].depth, limits[4].visits), (Some(3), Some(40)));
         // Two games: the first search and the one after ucinewgame, seeded apart.
         let games = games.lock().unwrap();
@@ -883,5 +949,83 @@ mod tests {
         assert!(limits.lock().unwrap().is_empty());
         let lines = run_script(Box::new(RandomPlayer::new(1)), Protocol::Ucci, mated);
         assert_eq!(lines.last().unwrap(), "nobestmove");
+    }
+
+    #[test]
+    fn move_overhead_is_kept_back_and_settable() {
+        let (player, limits, _) = scripted(Ok(iccs("h2e2")));
+        let lines = run_script(
+            player,
+            Protocol::Uci,
+            "uci\nsetoption name MoveOverhead value 100\nposition startpos\ngo movetime 1000\n\
+             setoption name MoveOverhead value 0\ngo movetime 1000\ngo movetime 50\n\
+             setoption name MoveOverhead value 200\ngo movetime 50\nsetoption name MoveOverhead value -1\n",
+        );
+        assert!(lines.contains(&"option name MoveOverhead type spin default 30 min 0 max 5000".to_string()));
+        let limits = limits.lock().unwrap();
+        let times: Vec<Option<Duration>> = limits.iter().map(|l| l.movetime).collect();
+        // An overhead larger than the move time still leaves a tenth of it to search.
+        let ms = |t| Some(Duration::from_millis(t));
+        assert_eq!(times, [ms(900), ms(1000), ms(50), ms(5)]);
+        assert_eq!(errors(&lines).len(), 1, "{lines:?}");
+    }
+
+    /// A budget no search finishes: only the time or the depth limit can end it.
+    fn endless_mcts() -> Box<dyn Player> {
+        let params = SearchParams { visits: 5_000_000, ..SearchParams::default() };
+        Box::new(MctsPlayer::new("mcts", Box::new(MaterialEvaluator::default()), params).unwrap())
+    }
+
+    fn run_endless(script: &str) -> Vec<String> {
+        run_script_with_visits(endless_mcts(), Protocol::Uci, script, Some(5_000_000))
+    }
+
+    fn info_field(info: &str, key: &str) -> u64 {
+        let mut words = info.split_whitespace();
+        words.find(|&w| w == key).and_then(|_| words.next()).and_then(|w| w.parse().ok()).unwrap()
+    }
+
+    #[test]
+    fn a_tree_search_honours_depth_and_reports_its_line() {
+        let lines = run_endless("position startpos\ngo depth 3\n");
+        let info = lines.iter().find(|l| l.starts_with("info depth")).unwrap();
+        let depth = info_field(info, "depth");
+        assert!(depth >= 1 && info_field(info, "seldepth") >= depth, "{info}");
+        assert!(info_field(info, "nodes") < 5_000_000, "the depth ended the search: {info}");
+        let pv: Vec<&str> = info.split(" pv ").nth(1).unwrap().split_whitespace().collect();
+        assert_eq!(pv.len() as u64, depth, "the depth is the variation's length: {info}");
+        let mut position = Position::startpos();
+        for m in &pv {
+            assert!(position.is_legal(iccs(m)), "{info}");
+            position = position.after(iccs(m));
+        }
+        assert_eq!(bestmoves(&lines), [pv[0]]);
+    }
+
+    #[test]
+    fn a_tree_search_answers_within_its_move_time() {
+        // Before: the search ran its whole visit budget whatever the clock said (30 s for
+        // `go movetime 500`). The bound here is loose so the test never fails on a slow
+        // machine, and still tight enough to catch a search that ignores time.
+        for go in ["go movetime 300", "go wtime 3000 btime 3000", "go wtime 60000 btime 60000 movestogo 100"]
+        {
+            let started = Instant::now();
+            let lines = run_endless(&format!("position startpos\n{go}\n"));
+            let elapsed = started.elapsed();
+            assert_eq!(bestmoves(&lines).len(), 1, "{lines:?}");
+            assert!(elapsed < Duration::from_secs(3), "{go}: answered after {elapsed:?}");
+        }
+    }
+
+    #[test]
+    fn alpha_beta_reports_its_principal_variation() {
+        let player = Box::new(crate::AlphaBetaPlayer::with_depth(4));
+        let lines = run_script(player, Protocol::Uci, "position startpos\ngo depth 4\n");
+        let info = lines.iter().find(|l| l.starts_with("info depth")).unwrap();
+        assert_eq!(info_field(info, "depth"), 4, "{info}");
+        assert!(info_field(info, "seldepth") >= 4, "{info}");
+        let pv: Vec<&str> = info.split(" pv ").nth(1).unwrap().split_whitespace().collect();
+        assert!(pv.len() >= 2, "{info}");
+        assert_eq!(bestmoves(&lines), [pv[0]]);
     }
 }
