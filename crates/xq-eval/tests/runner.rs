@@ -131,6 +131,66 @@ visits = 16
 "#;
 
 #[test]
+fn events_start_from_position_suites_in_every_format() {
+    // Before: a book entry with its own position and no moves was refused ("has no moves").
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("endgames.epd");
+    std::fs::write(
+        &suite,
+        "# rook against bare king, and a pawn race\n\
+         3k5/9/9/9/9/9/9/9/9/R3K4 w - - id \"rook\";\n\
+         3k5/9/9/9/2p6/9/6P2/9/9/4K4 w - - 0 1\n",
+    )
+    .unwrap();
+    let json = dir.path().join("book.json");
+    std::fs::write(
+        &json,
+        r#"{"openings": [{"id": "endgame", "name_zh": "", "pinyin": "", "name_en": "",
+            "fen": "3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1"}]}"#,
+    )
+    .unwrap();
+    let formats = [
+        "kind = \"gauntlet\"\npairs = 2",
+        "kind = \"round_robin\"\ncycles = 1",
+        "kind = \"swiss\"\nrounds = 1\npaired = true",
+        "kind = \"sprt\"\nmax_pairs = 2\n[format.sprt]\nelo0 = 0.0\nelo1 = 50.0\nalpha = 0.05\nbeta = 0.05\nmodel = \"logistic\"\nmethod = \"exact\"",
+        "kind = \"gate\"\npairs = 2\n[format.threshold]\nkind = \"score\"\nmin = 0.5",
+    ];
+    let rook = "3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1";
+    let pawns = "3k5/9/9/9/2p6/9/6P2/9/9/4K4 w - - 0 1";
+    for (book, positions) in [(&suite, vec![rook, pawns]), (&json, vec![rook])] {
+        for format in formats {
+            let text = format!(
+                "name = \"suite\"\nseed = 1\nbook = {:?}\n[format]\n{format}\n[adjudication]\nmax_plies = 40\n\
+                 [[players]]\nkind = \"greedy\"\nname = \"greedy\"\n[[players]]\nkind = \"random\"\nname = \"random\"\n",
+                book.to_str().unwrap()
+            );
+            let out = tempfile::tempdir().unwrap();
+            let summary = run(&config(&text), out.path(), None);
+            assert!(summary.played >= 2, "{format}");
+            let pgn = std::fs::read_to_string(out.path().join(PGN_FILE)).unwrap();
+            let games = parse_pgn(&pgn).unwrap();
+            assert!(
+                games.iter().all(|g| positions.contains(&g.start_fen())),
+                "{format}: every game starts from a suite position"
+            );
+            for game in &games {
+                game.replay(GameRules::default()).unwrap();
+            }
+        }
+    }
+    // A line that is not a position is an error naming the line.
+    std::fs::write(&suite, "3k5/9/9/9/9/9/9/9/9/R3K4 w - -\nnot a position\n").unwrap();
+    let text = format!(
+        "name = \"bad\"\nbook = {:?}\n[format]\nkind = \"gauntlet\"\npairs = 1\n[[players]]\nkind = \"random\"\nname = \"a\"\n[[players]]\nkind = \"random\"\nname = \"b\"\n",
+        suite.to_str().unwrap()
+    );
+    let dir2 = tempfile::tempdir().unwrap();
+    let error = run_event(&config(&text), dir2.path(), &RunOptions { max_games_this_run: None }, &mut |_| {});
+    assert!(error.is_err_and(|e| e.to_string().contains("line 2")));
+}
+
+#[test]
 fn a_killed_event_resumes_to_the_same_totals() {
     let cfg = config(RESUMABLE);
     let whole = tempfile::tempdir().unwrap();

@@ -187,8 +187,12 @@ pub fn run_loop(config: &LoopConfig, options: &LoopOptions) -> Result<LoopSummar
 }
 
 /// Saves the configuration with a new run; refuses to continue a run made with another one.
+/// The generation count and the time budget may change: they say how far this invocation
+/// goes, not how a generation is made, so `--generations N` extends a finished run (and the
+/// saved configuration then records the new count).
 fn check_or_save_config(config: &LoopConfig, paths: &RunPaths) -> Result<(), LoopError> {
     let path = paths.config();
+    let save = || xq_files::write_atomic(&path, config.to_toml().as_bytes()).map_err(io_error(&path));
     match std::fs::read_to_string(&path) {
         Ok(saved_text) => {
             let saved: LoopConfig = toml::from_str(&saved_text)
@@ -196,7 +200,16 @@ fn check_or_save_config(config: &LoopConfig, paths: &RunPaths) -> Result<(), Loo
             if saved == *config {
                 return Ok(());
             }
-            let as_json = |c: &LoopConfig| serde_json::to_value(c).unwrap_or_default();
+            let how_far = |c: &LoopConfig| {
+                let mut c = c.clone();
+                c.run.generations = 0;
+                c.run.time_budget_minutes = 0.0;
+                c
+            };
+            if how_far(&saved) == how_far(config) {
+                return save();
+            }
+            let as_json = |c: &LoopConfig| serde_json::to_value(how_far(c)).unwrap_or_default();
             let (a, b) = (as_json(&saved), as_json(config));
             let sections: Vec<String> = a
                 .as_object()
@@ -208,9 +221,7 @@ fn check_or_save_config(config: &LoopConfig, paths: &RunPaths) -> Result<(), Loo
                 saved: path,
             })
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            xq_files::write_atomic(&path, config.to_toml().as_bytes()).map_err(io_error(&path))
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => save(),
         Err(e) => Err(LoopError::Io { path, source: e }),
     }
 }

@@ -38,7 +38,13 @@ fn tiny_config(root: &Path) -> LoopConfig {
     config.ladder.limits = Limits { visits: Some(4), ..Limits::default() };
     config.ladder.opponents = vec![
         PlayerSpec::Greedy { name: "greedy".into() },
-        PlayerSpec::Alphabeta { name: "alphabeta-d1".into(), depth: Some(1), nodes: None, movetime_ms: None, tc: None },
+        PlayerSpec::Alphabeta {
+            name: "alphabeta-d1".into(),
+            depth: Some(1),
+            nodes: None,
+            movetime_ms: None,
+            tc: None,
+        },
     ];
     config.ladder.max_plies = 40;
     config.ladder.openings = 0;
@@ -200,4 +206,17 @@ fn a_teacher_plays_the_bootstrap_generations() {
     bad.bootstrap.teacher = Some(xq_selfplay::TeacherConfig { depth: 0, random_move_probability: 0.5 });
     let err = bad.validate().unwrap_err();
     assert!(err.to_string().contains("bootstrap.teacher"), "{err}");
+
+    // `xq loop --generations 2` extends the finished run: generation 0 stays as it was, one
+    // more is played, and the saved configuration records the new count. Before, the changed
+    // count was refused as a changed configuration.
+    let mut extended = config.clone();
+    extended.run.generations = 2;
+    let more = run_loop(&extended, &quiet()).unwrap();
+    assert_eq!(more.generations_this_run, 1);
+    assert_eq!(more.state.generations.len(), 2);
+    assert_eq!(more.state.generations[0].selfplay, summary.state.generations[0].selfplay);
+    assert_eq!(more.state.generations[0].train, summary.state.generations[0].train);
+    let saved = std::fs::read_to_string(RunPaths::new(&config).config()).unwrap();
+    assert_eq!(LoopConfig::from_toml(&saved).unwrap().run.generations, 2);
 }

@@ -6,6 +6,11 @@
 //! with or without moves, for endgame and position suites. [`Book::verify`] replays every line
 //! with xq-core and checks the stored FEN; `cargo run -p xq-play --example write_openings`
 //! recomputes the FENs. Games name their opening by the entry's `id`.
+//!
+//! A position suite is a book too: [`Book::load`] reads a `.fen` or `.epd` file (one position
+//! a line, EPD operations such as `id "name";` allowed) into entries that start from those
+//! positions, so endgame tests and opening suites run in every event format, in self-play and
+//! in the loop.
 
 use crate::opening::Opening;
 use serde::{Deserialize, Serialize};
@@ -59,9 +64,20 @@ pub enum BookError {
     /// Two entries share an id.
     #[error("opening id {0} appears twice")]
     DuplicateId(String),
-    /// An entry has neither moves nor a start position of its own.
-    #[error("opening {0} has no moves and no start_fen")]
+    /// An entry has neither moves nor a position of its own.
+    #[error("opening {0} has no moves, no start_fen and no fen")]
     Empty(String),
+    /// A line of a position suite is not a position.
+    #[error("position suite line {line}: {why}")]
+    SuiteLine {
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        why: String,
+    },
+    /// A position suite has no position.
+    #[error("position suite {0} has no positions")]
+    EmptySuite(String),
     /// An entry's start position is not a legal position.
     #[error("opening {id}: bad start_fen: {source}")]
     StartFen {
@@ -103,20 +119,27 @@ pub struct BookEntry {
 }
 
 impl BookEntry {
-    /// The start FEN (the initial position's unless the entry has its own).
+    /// The start FEN: the entry's `start_fen`; else, for an entry without moves, its `fen` (a
+    /// position to play from); else the initial position.
     pub fn start(&self) -> &str {
-        self.start_fen.as_deref().unwrap_or(START_FEN)
+        match (&self.start_fen, self.moves.is_empty()) {
+            (Some(start), _) => start,
+            (None, true) if !self.fen.is_empty() => &self.fen,
+            (None, _) => START_FEN,
+        }
     }
 
     /// Replays the moves from the start position.
     pub fn replay(&self) -> Result<Game, BookError> {
-        if self.moves.is_empty() && self.start_fen.is_none() {
+        if self.moves.is_empty() && self.start_fen.is_none() && self.fen.is_empty() {
             return Err(BookError::Empty(self.id.clone()));
         }
-        let mut game = match &self.start_fen {
-            None => Game::new(Position::startpos(), GameRules::default()),
-            Some(fen) => Game::from_fen(fen, GameRules::default())
-                .map_err(|source| BookError::StartFen { id: self.id.clone(), source })?,
+        let start = self.start();
+        let mut game = if start == START_FEN {
+            Game::new(Position::startpos(), GameRules::default())
+        } else {
+            Game::from_fen(start, GameRules::default())
+                .map_err(|source| BookError::StartFen { id: self.id.clone(), source })?
         };
         for (i, text) in self.moves.iter().enumerate() {
             let illegal = |why: String| BookError::IllegalMove {
@@ -165,11 +188,65 @@ impl Book {
         Book::load(Path::new(path))?.playable()
     }
 
-    /// Loads and verifies a book file.
+    /// Loads and verifies a book file: a position suite ([`Book::from_positions`]) when its
+    /// name ends in `.epd` or `.fen`, else a JSON book.
     pub fn load(path: &Path) -> Result<Book, BookError> {
         let text = std::fs::read_to_string(path)
             .map_err(|source| BookError::Io { path: path.display().to_string(), source })?;
-        Book::from_json(&text)
+        let extension = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        match extension.as_deref() {
+            Some("epd" | "fen") => {
+                let book = Book::from_positions(&text)?;
+                if book.openings.is_empty() {
+                    return Err(BookError::EmptySuite(path.display().to_string()));
+                }
+                Ok(book)
+            }
+            _ => Book::from_json(&text),
+        }
+    }
+
+    /// A position suite: one position a line as FEN (`board side [- - [halfmove fullmove]]`)
+    /// or EPD (`board side - -` then operations), blank lines and `#` comments skipped. Each
+    /// position becomes an entry without moves, named by its EPD `id` operation, else
+    /// `pos-<line>`; the move clocks default to `0 1`.
+    ///
+    /// ```
+    /// use xq_play::Book;
+    ///
+    /// let suite = "# two endgames\n\
+    ///     3k5/9/9/9/9/9/9/9/9/R3K4 w - - id \"rook-wins\"; bm a0a9;\n\
+    ///     3k5/9/9/9/9/9/9/9/3p5/4K4 b - - 0 1\n";
+    /// let book = Book::from_positions(suite).unwrap();
+    /// assert_eq!(book.openings[0].id, "rook-wins");
+    /// assert_eq!(book.openings[1].id, "pos-3");
+    /// assert_eq!(book.openings[0].start(), "3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1");
+    /// assert!(Book::from_positions("3k5/9 w - -\n").is_err());
+    /// ```
+    pub fn from_positions(text: &str) -> Result<Book, BookError> {
+        let mut openings = Vec::new();
+        for (index, raw) in text.lines().enumerate() {
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let bad = |why: String| BookError::SuiteLine { line: index + 1, why };
+            let (fen, operations) = split_epd(line).map_err(|w| bad(w.to_string()))?;
+            let game = Game::from_fen(&fen, GameRules::default()).map_err(|e| bad(e.to_string()))?;
+            let id = epd_id(operations).unwrap_or_else(|| format!("pos-{}", index + 1));
+            openings.push(BookEntry {
+                id,
+                name_zh: String::new(),
+                pinyin: String::new(),
+                name_en: String::new(),
+                start_fen: Some(fen),
+                moves: Vec::new(),
+                fen: game.fen(),
+            });
+        }
+        let book = Book { openings };
+        book.verify()?;
+        Ok(book)
     }
 
     /// Checks ids are unique, every line replays legally and every stored FEN matches.
@@ -219,6 +296,52 @@ impl Book {
     pub fn get(&self, index: usize) -> Option<&BookEntry> {
         self.openings.get(index)
     }
+}
+
+/// A suite line's FEN (clocks `0 1` when absent) and the EPD operations after it.
+fn split_epd(line: &str) -> Result<(String, &str), &'static str> {
+    let mut rest = line;
+    let mut next = || {
+        rest = rest.trim_start();
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let (word, tail) = rest.split_at(end);
+        rest = tail;
+        word
+    };
+    let (board, side) = (next(), next());
+    if board.is_empty() || side.is_empty() {
+        return Err("expected a board and a side to move");
+    }
+    let mut fields = vec![board.to_string(), side.to_string()];
+    let mut after = rest;
+    // Castling and en passant, which Xiangqi leaves as `-`, then the optional clocks.
+    for _ in 0..2 {
+        let word = after.split_whitespace().next();
+        if word == Some("-") {
+            after = after.trim_start().strip_prefix('-').unwrap_or(after);
+        }
+    }
+    let words: Vec<&str> = after.split_whitespace().take(2).collect();
+    let clocks = words.len() == 2 && words.iter().all(|w| w.parse::<u32>().is_ok());
+    if clocks {
+        fields.extend(["-".to_string(), "-".to_string(), words[0].to_string(), words[1].to_string()]);
+        let skip = after.trim_start();
+        let skip = skip[words[0].len()..].trim_start();
+        after = &skip[words[1].len()..];
+    } else {
+        fields.extend(["-", "-", "0", "1"].map(String::from));
+    }
+    Ok((fields.join(" "), after.trim()))
+}
+
+/// The value of an EPD `id` operation (`id "name";`).
+fn epd_id(operations: &str) -> Option<String> {
+    operations.split(';').find_map(|op| {
+        let op = op.trim();
+        let value = op.strip_prefix("id")?.trim();
+        let value = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
+        (!value.is_empty()).then(|| value.to_string())
+    })
 }
 
 #[cfg(test)]
