@@ -59,7 +59,7 @@ fn progress_message(p: &Progress) -> String {
     let w = p.first_wdl;
     let mut text = format!("{} +{} ={} -{}", p.first_player, w.wins, w.draws, w.losses);
     if let Some(e) = &p.elo {
-        text.push_str(&format!(" Elo {:+.0} ± {:.0}", e.elo.value, e.elo.half_width()));
+        text.push_str(&format!(" Elo {}", xq_eval::report::interval_text(&e.elo, 0)));
     }
     if let Some(s) = &p.sprt {
         text.push_str(&format!(" LLR {:.2} [{:.2}, {:.2}]", s.llr, s.lower_bound, s.upper_bound));

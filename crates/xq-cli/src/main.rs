@@ -43,7 +43,7 @@ enum Command {
 const EXIT_BAD_INPUT: u8 = 2;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(protect_hyphen_moves(std::env::args_os()));
     let result = match cli.command {
         Command::Perft(args) => rules_cmd::perft(args),
         Command::Moves(args) => rules_cmd::moves(args),
@@ -61,6 +61,27 @@ fn main() -> ExitCode {
             ExitCode::from(EXIT_BAD_INPUT)
         }
     }
+}
+
+/// Lets `--moves` take WXF moves that start with `-` (`-R+1`, the rear rook advances one):
+/// each such word after `--moves` is passed as `--moves=-R+1`, which clap appends to the same
+/// list in order, instead of reading it as an unknown flag. (clap's `allow_hyphen_values`
+/// would also swallow the flags that follow, such as `--json`.)
+fn protect_hyphen_moves(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut in_moves = false;
+    args.into_iter()
+        .map(|arg| {
+            let text = arg.to_string_lossy();
+            if text.starts_with("--") {
+                in_moves = text == "--moves" || text.starts_with("--moves=");
+                arg
+            } else if in_moves && text.len() > 1 && text.starts_with('-') {
+                format!("--moves={text}").into()
+            } else {
+                arg
+            }
+        })
+        .collect()
 }
 
 /// The error and its causes on one line, leaving out a cause whose text the message
@@ -83,5 +104,25 @@ fn parse_device(text: &str) -> Result<xq_nn::DeviceSetting, String> {
         "cpu" => Ok(xq_nn::DeviceSetting::Cpu),
         "gpu" => Ok(xq_nn::DeviceSetting::Gpu),
         other => Err(format!("unknown device {other:?}: expected cpu or gpu")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(words: &[&str]) -> Vec<String> {
+        let args = protect_hyphen_moves(words.iter().map(std::ffi::OsString::from));
+        args.iter().map(|a| a.to_string_lossy().into_owned()).collect()
+    }
+
+    #[test]
+    fn wxf_moves_with_a_leading_minus_stay_moves() {
+        let words = ["xq", "judge", "--moves", "h0h1", "-R+1", "+R.2", "--json", "-h"];
+        assert_eq!(parse(&words), ["xq", "judge", "--moves", "h0h1", "--moves=-R+1", "+R.2", "--json", "-h"]);
+        let cli = Cli::try_parse_from(parse(&["xq", "moves", "--moves", "h2e2", "-C.5", "--json"])).unwrap();
+        let Command::Moves(args) = cli.command else { panic!("moves") };
+        assert_eq!(args.moves_text(), ["h2e2", "-C.5"]);
+        assert!(args.json());
     }
 }

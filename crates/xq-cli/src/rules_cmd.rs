@@ -4,7 +4,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::json;
 use std::time::Instant;
-use xq_core::{Game, GameRules, Position, START_FEN, notation::parse_move, perft};
+use xq_core::{Game, GameRules, START_FEN, notation::parse_move, perft};
 
 #[derive(Args)]
 pub struct PerftArgs {
@@ -23,7 +23,10 @@ pub struct PerftArgs {
 }
 
 pub fn perft(args: PerftArgs) -> Result<()> {
-    let pos = Position::from_fen(&args.fen).with_context(|| format!("bad FEN {:?}", args.fen))?;
+    // A game keeps the FEN's move clocks, which a bare position does not.
+    let game =
+        Game::from_fen(&args.fen, GameRules::default()).with_context(|| format!("bad FEN {:?}", args.fen))?;
+    let pos = *game.position();
     let t = Instant::now();
     let (nodes, divide) = if args.divide && args.depth > 0 {
         let d = perft::divide(&pos, args.depth);
@@ -35,7 +38,7 @@ pub fn perft(args: PerftArgs) -> Result<()> {
     let nps = if seconds > 0.0 { nodes as f64 / seconds } else { 0.0 };
     if args.json {
         let mut v = json!({
-            "fen": pos.fen(), "depth": args.depth, "nodes": nodes,
+            "fen": game.fen(), "depth": args.depth, "nodes": nodes,
             "seconds": seconds, "nodes_per_second": nps,
         });
         if let Some(d) = &divide {
@@ -71,6 +74,18 @@ pub struct MovesArgs {
     json: bool,
 }
 
+impl MovesArgs {
+    #[cfg(test)]
+    pub fn moves_text(&self) -> &[String] {
+        &self.moves
+    }
+
+    #[cfg(test)]
+    pub fn json(&self) -> bool {
+        self.json
+    }
+}
+
 pub fn moves(args: MovesArgs) -> Result<()> {
     let mut game =
         Game::from_fen(&args.fen, GameRules::default()).with_context(|| format!("bad FEN {:?}", args.fen))?;
@@ -87,10 +102,13 @@ pub fn moves(args: MovesArgs) -> Result<()> {
         Some(o) => o.reason.name(),
     };
     if args.json {
-        println!(
-            "{}",
-            json!({"fen": game.fen(), "legal": legal, "in_check": pos.in_check(), "status": status})
-        );
+        let mut v = json!({"fen": game.fen(), "legal": legal, "in_check": pos.in_check(), "status": status});
+        if let Some(o) = game.outcome() {
+            v["result"] = json!(o.result.pgn());
+            v["reason"] = json!(o.reason.to_string());
+            v["article"] = json!(o.article);
+        }
+        println!("{v}");
     } else {
         println!("fen: {}", game.fen());
         println!("in check: {}", pos.in_check());

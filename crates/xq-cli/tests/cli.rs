@@ -100,6 +100,24 @@ fn mate_gives_checkmate() {
     assert_eq!(v["status"], "checkmate");
     assert_eq!(v["in_check"], true);
     assert_eq!(v["legal"], serde_json::json!([]));
+    // A finished game says who won and by which article (before: only the status).
+    assert_eq!(keys(&v), ["article", "fen", "in_check", "legal", "reason", "result", "status"]);
+    assert_eq!((v["result"].as_str(), v["article"].as_str()), (Some("1-0"), Some("4.1.1")));
+}
+
+#[test]
+fn perft_json_echoes_the_fen_with_its_clocks() {
+    let fen = "rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR w - - 2 2";
+    let v = xq_json(&["perft", "--fen", fen, "--depth", "1", "--json"]);
+    assert_eq!(v["fen"], fen, "before: the clocks came back as 0 1");
+}
+
+#[test]
+fn wxf_moves_with_a_leading_minus_are_moves_not_flags() {
+    // Two red rooks on one file: -R+1 is the rear one advancing.
+    let fen = "3k5/9/9/9/9/R8/9/R8/9/4K4 w - - 0 1";
+    let v = xq_json(&["moves", "--fen", fen, "--moves", "-R+1", "--json"]);
+    assert_eq!(v["fen"], "3k5/9/9/9/9/R8/R8/9/9/4K4 b - - 1 1");
 }
 
 #[test]

@@ -53,6 +53,45 @@ fn clamp(points: &[RatedPoint]) -> Vec<RatedPoint> {
         .collect()
 }
 
+/// Draws one point's interval in data coordinates: a bar from lower to upper, a cap at each
+/// finite end, and at an end that is infinite (a 0% or 100% score, or a single game pair) an
+/// arrowhead at the edge of the chart instead of a cap, so an unbounded interval never reads as
+/// a measured one. `raw` is the point before clamping, `drawn` after.
+fn draw_interval<DB: DrawingBackend>(
+    chart: &mut ChartContext<
+        '_,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    x: f64,
+    raw: &RatedPoint,
+    drawn: &RatedPoint,
+    half_width: f64,
+    color: RGBColor,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let style = color.stroke_width(1);
+    chart.draw_series(std::iter::once(PathElement::new(vec![(x, drawn.lower), (x, drawn.upper)], style)))?;
+    let (y0, y1) = (chart.y_range().start, chart.y_range().end);
+    let arrow = (y1 - y0) * 0.03;
+    for (end, raw_end, outwards) in [(drawn.lower, raw.lower, -1.0), (drawn.upper, raw.upper, 1.0)] {
+        if raw_end.is_finite() {
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(x - half_width, end), (x + half_width, end)],
+                style,
+            )))?;
+        } else {
+            let tip = end + outwards * arrow;
+            chart.draw_series(std::iter::once(Polygon::new(
+                vec![(x - half_width, end), (x + half_width, end), (x, tip)],
+                color.filled(),
+            )))?;
+        }
+    }
+    let marker: ShapeStyle = if raw.elo.is_finite() { color.filled() } else { color.stroke_width(1) };
+    chart.draw_series(std::iter::once(Circle::new((x, drawn.elo), 4, marker)))?;
+    Ok(())
+}
+
 fn y_range(points: &[RatedPoint]) -> (f64, f64) {
     let lo = points.iter().map(|p| p.lower.min(p.elo)).fold(f64::INFINITY, f64::min);
     let hi = points.iter().map(|p| p.upper.max(p.elo)).fold(f64::NEG_INFINITY, f64::max);
@@ -69,8 +108,9 @@ pub fn rating_ladder_svg(points: &[RatedPoint], title: &str, path: &Path) -> Res
     if points.is_empty() {
         return Err(PlotError::Empty);
     }
-    let mut sorted = clamp(points);
-    sorted.sort_by(|a, b| b.elo.total_cmp(&a.elo));
+    let mut raw = points.to_vec();
+    raw.sort_by(|a, b| b.elo.total_cmp(&a.elo));
+    let sorted = clamp(&raw);
     let (y0, y1) = y_range(&sorted);
     let n = sorted.len();
     let width = (160 + 90 * n as u32).max(640);
@@ -100,17 +140,9 @@ pub fn rating_ladder_svg(points: &[RatedPoint], title: &str, path: &Path) -> Res
         .y_desc("Elo (95% interval)")
         .draw()
         .map_err(&err)?;
-    chart
-        .draw_series(
-            sorted
-                .iter()
-                .enumerate()
-                .map(|(i, p)| ErrorBar::new_vertical(i as f64, p.lower, p.elo, p.upper, BLUE.filled(), 12)),
-        )
-        .map_err(&err)?;
-    chart
-        .draw_series(sorted.iter().enumerate().map(|(i, p)| Circle::new((i as f64, p.elo), 4, BLUE.filled())))
-        .map_err(&err)?;
+    for (i, (raw, drawn)) in raw.iter().zip(&sorted).enumerate() {
+        draw_interval(&mut chart, i as f64, raw, drawn, 0.08, BLUE).map_err(&err)?;
+    }
     root.present().map_err(&err)?;
     drop(chart);
     drop(root);
@@ -127,8 +159,9 @@ pub fn elo_progress_svg(
     if points.is_empty() {
         return Err(PlotError::Empty);
     }
-    let mut sorted = clamp(points);
-    sorted.sort_by(|a, b| a.x.total_cmp(&b.x));
+    let mut raw = points.to_vec();
+    raw.sort_by(|a, b| a.x.total_cmp(&b.x));
+    let sorted = clamp(&raw);
     let (y0, y1) = y_range(&sorted);
     let (x0, x1) = (sorted[0].x, sorted[sorted.len() - 1].x);
     let xpad = ((x1 - x0) * 0.05).max(0.5);
@@ -143,14 +176,30 @@ pub fn elo_progress_svg(
         .y_label_area_size(60)
         .build_cartesian_2d((x0 - xpad)..(x1 + xpad), y0..y1)
         .map_err(&err)?;
-    chart.configure_mesh().x_desc(x_label).y_desc("Elo (95% interval)").draw().map_err(&err)?;
-    chart.draw_series(LineSeries::new(sorted.iter().map(|p| (p.x, p.elo)), RED)).map_err(&err)?;
+    // Whole-number positions (generations) get whole-number ticks only.
+    let integral = sorted.iter().all(|p| p.x.fract() == 0.0);
+    let ticks = if integral { ((x1 - x0) as usize + 1).clamp(2, 20) } else { 10 };
     chart
-        .draw_series(
-            sorted.iter().map(|p| ErrorBar::new_vertical(p.x, p.lower, p.elo, p.upper, RED.filled(), 10)),
-        )
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc("Elo (95% interval)")
+        .x_labels(ticks)
+        .x_label_formatter(&|x| {
+            if !integral {
+                format!("{x}")
+            } else if (x - x.round()).abs() < 1e-9 {
+                format!("{}", x.round() + 0.0)
+            } else {
+                String::new()
+            }
+        })
+        .draw()
         .map_err(&err)?;
-    chart.draw_series(sorted.iter().map(|p| Circle::new((p.x, p.elo), 3, RED.filled()))).map_err(&err)?;
+    chart.draw_series(LineSeries::new(sorted.iter().map(|p| (p.x, p.elo)), RED)).map_err(&err)?;
+    let cap = ((x1 - x0 + 2.0 * xpad) * 0.008).max(0.02);
+    for (raw, drawn) in raw.iter().zip(&sorted) {
+        draw_interval(&mut chart, drawn.x, raw, drawn, cap, RED).map_err(&err)?;
+    }
     root.present().map_err(&err)?;
     drop(chart);
     drop(root);

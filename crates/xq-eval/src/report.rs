@@ -185,12 +185,12 @@ impl EventReport {
                 let est = p.pentanomial_estimate.or(p.trinomial_estimate);
                 let (elo, nelo, los) = est.map_or(("–".into(), "–".into(), "–".into()), |e| {
                     (
-                        interval_text(&e.elo),
+                        interval_text(&e.elo, 1),
                         if e.nelo.lower == e.nelo.upper {
                             // No spread in the results: nElo is undefined.
                             "–".to_string()
                         } else {
-                            interval_text(&e.nelo)
+                            interval_text(&e.nelo, 1)
                         },
                         format!("{:.1}%", 100.0 * e.los),
                     )
@@ -250,12 +250,26 @@ fn escape(s: &str) -> String {
     s.replace('|', "\\|")
 }
 
-/// An interval as the reports print it: `value ± half-width`, or `value [lower, upper]` when an
-/// end is infinite (a score of 0 or 1 within the interval), where a "±" would read NaN.
-fn interval_text(interval: &crate::stats::Interval) -> String {
-    if interval.lower.is_finite() && interval.upper.is_finite() {
-        format!("{:.1} ± {:.1}", interval.value, interval.half_width())
+/// An interval as the reports print it, to `decimals` places: `value ± half-width`, or
+/// `value [lower, upper]` when an end is infinite (a score of 0 or 1 within the interval, or a
+/// single sample), where a "±" would read NaN or infinity. Never a negative zero.
+///
+/// ```
+/// use xq_eval::report::interval_text;
+/// use xq_eval::stats::Interval;
+/// assert_eq!(interval_text(&Interval { value: 12.34, lower: 2.0, upper: 22.0 }, 1), "12.3 ± 10.0");
+/// assert_eq!(interval_text(&Interval { value: -0.0, lower: f64::NEG_INFINITY, upper: f64::INFINITY }, 0), "+0 [-inf, +inf]");
+/// ```
+pub fn interval_text(interval: &crate::stats::Interval, decimals: usize) -> String {
+    // Adding +0 turns a -0 (and a rounding to -0) into +0.
+    let tidy = |x: f64| {
+        let scale = 10f64.powi(decimals as i32);
+        if x.is_finite() { (x * scale).round() / scale + 0.0 } else { x }
+    };
+    let (value, lower, upper) = (tidy(interval.value), tidy(interval.lower), tidy(interval.upper));
+    if lower.is_finite() && upper.is_finite() {
+        format!("{value:.decimals$} ± {:.decimals$}", tidy(interval.half_width()))
     } else {
-        format!("{:+.1} [{:+.1}, {:+.1}]", interval.value, interval.lower, interval.upper)
+        format!("{value:+.decimals$} [{lower:+.decimals$}, {upper:+.decimals$}]")
     }
 }

@@ -152,6 +152,8 @@ impl Pentanomial {
 /// ```
 /// use xq_eval::stats::score_to_elo;
 /// assert!((score_to_elo(0.75) - 190.848).abs() < 1e-3);
+/// // An even score is +0, never -0 (which prints as "-0.0").
+/// assert!(score_to_elo(0.5).is_sign_positive());
 /// ```
 pub fn score_to_elo(score: f64) -> f64 {
     if score <= 0.0 {
@@ -160,7 +162,8 @@ pub fn score_to_elo(score: f64) -> f64 {
     if score >= 1.0 {
         return f64::INFINITY;
     }
-    -400.0 * (1.0 / score - 1.0).log10()
+    // Adding +0 turns the -0 of an even score into +0.
+    -400.0 * (1.0 / score - 1.0).log10() + 0.0
 }
 
 /// Expected score for a logistic Elo difference: `1/(1 + 10^(−elo/400))`.
@@ -218,7 +221,15 @@ pub struct EloEstimate {
 
 /// Builds an estimate from the mean score, the variance of one sample (`σ²`), the number of
 /// samples and the number of games per sample (1 for trinomial, 2 for pentanomial).
+///
+/// One sample says nothing about the spread (its variance is 0 by construction), so with fewer
+/// than two the interval is unbounded and the LOS ½: one game pair won is not certainty.
 fn estimate(model: VarianceModel, samples: u64, score: f64, var: f64, games_per_sample: f64) -> EloEstimate {
+    if samples < 2 {
+        let unknown = |value: f64| Interval { value, lower: f64::NEG_INFINITY, upper: f64::INFINITY };
+        let elo = unknown(score_to_elo(score));
+        return EloEstimate { model, samples, score, elo, nelo: unknown(0.0), los: 0.5 };
+    }
     let n = samples as f64;
     let stderr = (var / n).sqrt();
     let elo = Interval {
@@ -584,6 +595,16 @@ mod tests {
         // Trinomial LOS keeps its formula: Φ(46/√46) = Φ(6.78).
         let trinomial = Wdl::new(46, 0, 0).estimate().unwrap().los;
         assert!(trinomial > 0.999_999_999 && trinomial < 1.0, "{trinomial}");
+    }
+
+    #[test]
+    fn one_sample_has_no_interval_and_no_superiority() {
+        // Before: a single won pair printed "± 0.0" with LOS 100%.
+        let one = Pentanomial::new([0, 0, 0, 1, 0]).estimate().unwrap();
+        assert_eq!((one.elo.lower, one.elo.upper, one.los), (f64::NEG_INFINITY, f64::INFINITY, 0.5));
+        assert!(one.elo.value > 0.0);
+        let two = Pentanomial::new([0, 0, 0, 2, 0]).estimate().unwrap();
+        assert_eq!(two.los, 1.0, "two equal pairs: no spread, the sweep rule applies");
     }
 
     #[test]

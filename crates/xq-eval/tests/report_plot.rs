@@ -112,3 +112,38 @@ fn charts_are_written() {
     assert!(elo_progress_svg(&[], "x", "step", &path).is_err());
     assert!(rating_ladder_svg(&ladder, "x", &dir.path().join("missing/dir/x.svg")).is_err());
 }
+
+fn point(label: &str, x: f64, elo: f64, lower: f64, upper: f64) -> RatedPoint {
+    RatedPoint { label: label.into(), x, elo, lower, upper }
+}
+
+#[test]
+fn infinite_bounds_are_drawn_as_arrows_not_caps() {
+    // Before: an infinite bound was clamped and capped like a measured one.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ladder.svg");
+    let finite = [point("a", 0.0, 10.0, -20.0, 40.0), point("b", 0.0, -10.0, -40.0, 20.0)];
+    rating_ladder_svg(&finite, "finite", &path).unwrap();
+    assert!(!std::fs::read_to_string(&path).unwrap().contains("<polygon"), "no arrowheads");
+    let unbounded = [point("a", 0.0, f64::INFINITY, 100.0, f64::INFINITY), point("b", 0.0, 0.0, -50.0, 50.0)];
+    rating_ladder_svg(&unbounded, "unbounded", &path).unwrap();
+    let svg = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(svg.matches("<polygon").count(), 1, "one arrowhead for the one open end");
+}
+
+#[test]
+fn generations_get_whole_number_ticks() {
+    // Before: ticks at 0.5, 1.5, … for generations 0..3.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("elo.svg");
+    let points: Vec<RatedPoint> =
+        (0..4).map(|g| point(&format!("g{g}"), f64::from(g), 10.0 * f64::from(g), -30.0, 50.0)).collect();
+    elo_progress_svg(&points, "Elo", "generation", &path).unwrap();
+    let svg = std::fs::read_to_string(&path).unwrap();
+    // plotters writes each label on a line of its own.
+    let labels: Vec<&str> = svg.lines().map(str::trim).filter(|l| !l.starts_with('<')).collect();
+    for g in 0..4 {
+        assert!(labels.contains(&g.to_string().as_str()), "tick {g}: {labels:?}");
+    }
+    assert!(!labels.iter().any(|l| l.ends_with(".5")), "no fractional generation: {labels:?}");
+}

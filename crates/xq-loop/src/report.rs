@@ -94,8 +94,10 @@ struct Curve {
 
 /// The trainer's metrics of every generation, steps laid end to end.
 fn loss_curves(paths: &RunPaths, state: &LoopState) -> Vec<Curve> {
-    let mut policy = Curve { name: "policy loss", color: RED, points: Vec::new() };
-    let mut value = Curve { name: "value loss", color: BLUE, points: Vec::new() };
+    // The trainer's colours, so a run's loss.svg reads like each generation's metrics.svg.
+    let mut policy =
+        Curve { name: "policy loss", color: xq_train::metrics::POLICY_COLOR, points: Vec::new() };
+    let mut value = Curve { name: "value loss", color: xq_train::metrics::VALUE_COLOR, points: Vec::new() };
     let mut offset = 0.0;
     for g in &state.generations {
         let Some(train) = &g.train else { continue };

@@ -157,6 +157,12 @@ pub fn append_row(path: &Path, row: &MetricsRow) -> Result<(), TrainError> {
     file.flush().map_err(io_err(path))
 }
 
+/// The policy loss's colour in every loss chart (`metrics.svg` here, the loop's `loss.svg`).
+pub const POLICY_COLOR: plotters::style::RGBColor = plotters::style::BLUE;
+
+/// The value loss's colour in every loss chart.
+pub const VALUE_COLOR: plotters::style::RGBColor = plotters::style::RED;
+
 /// Draws the policy, value and total loss against the step (SVG, no system fonts needed),
 /// through a temporary file and a rename.
 pub fn plot_losses(rows: &[MetricsRow], title: &str, path: &Path) -> Result<(), TrainError> {
@@ -192,8 +198,8 @@ fn draw(rows: &[MetricsRow], title: &str) -> Result<String, String> {
     chart.configure_mesh().x_desc("step").y_desc("loss (cross-entropy)").draw().map_err(|e| err(&e))?;
     let series: [Curve; 3] = [
         ("total", BLACK, |r| r.total_loss),
-        ("policy", BLUE, |r| r.policy_loss),
-        ("value", RED, |r| r.value_loss),
+        ("policy", POLICY_COLOR, |r| r.policy_loss),
+        ("value", VALUE_COLOR, |r| r.value_loss),
     ];
     for (name, color, value) in series {
         chart
