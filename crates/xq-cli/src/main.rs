@@ -1,5 +1,6 @@
 //! `xq`: Xiangqi rules, self-play, training and evaluation from one command.
 
+mod data_cmd;
 mod engine_cmd;
 mod eval_cmd;
 mod judge_cmd;
@@ -37,6 +38,10 @@ enum Command {
     Loop(loop_cmd::LoopArgs),
     /// Play as a UCI or UCCI engine on stdin/stdout (MCTS over a model or a built-in evaluator).
     Engine(engine_cmd::EngineArgs),
+    /// Inspect data sets: `xq data stats DIR`.
+    Data(data_cmd::DataArgs),
+    /// Turn PGN game collections into the games and samples tables, every ending judged by the rules.
+    Import(data_cmd::ImportArgs),
 }
 
 /// Exit code for bad input (malformed FEN, illegal move, bad config).
@@ -53,6 +58,8 @@ fn main() -> ExitCode {
         Command::Eval(args) => eval_cmd::eval(args),
         Command::Loop(args) => loop_cmd::run(args),
         Command::Engine(args) => engine_cmd::engine(args),
+        Command::Data(args) => data_cmd::data(args),
+        Command::Import(args) => data_cmd::import(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

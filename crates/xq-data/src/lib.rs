@@ -70,6 +70,7 @@ mod error;
 mod game;
 mod sample;
 mod shard;
+pub mod stats;
 mod table;
 mod window;
 

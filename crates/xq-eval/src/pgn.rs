@@ -327,6 +327,37 @@ impl PgnGame {
         }
     }
 
+    /// The start FEN and the moves, each checked legal in its position but not judged: a game
+    /// that goes on after the rules would have ended it (a repetition the collection's arbiter
+    /// did not stop) still reads to its last move, for an importer to judge. Notation as in
+    /// [`PgnGame::replay`].
+    pub fn moves(&self) -> Result<Vec<xq_core::Move>, PgnError> {
+        let fairy = self.movetext() == Some(PgnMovetext::Fairy);
+        match self.moves_as(fairy) {
+            Err(PgnError::IllegalMove { .. }) if fairy => self.moves_as(false),
+            moves => moves,
+        }
+    }
+
+    fn moves_as(&self, fairy: bool) -> Result<Vec<xq_core::Move>, PgnError> {
+        let mut position =
+            Position::from_fen(self.start_fen()).map_err(|e| PgnError::BadFen(e.to_string()))?;
+        let mut moves = Vec::with_capacity(self.moves.len());
+        for (i, m) in self.moves.iter().enumerate() {
+            let illegal = |why: String| PgnError::IllegalMove { ply: i + 1, mv: m.text.clone(), why };
+            let mv = if fairy {
+                xq_play::engine::parse_move(&m.text, 1)
+                    .filter(|&mv| position.is_legal(mv))
+                    .ok_or_else(|| illegal("not a legal move in Fairy-Stockfish coordinates".to_string()))?
+            } else {
+                parse_move(&position, &m.text).map_err(|e| illegal(e.to_string()))?
+            };
+            position = position.after(mv);
+            moves.push(mv);
+        }
+        Ok(moves)
+    }
+
     fn replay_as(&self, rules: GameRules, fairy: bool) -> Result<Game, PgnError> {
         let mut game =
             Game::from_fen(self.start_fen(), rules).map_err(|e| PgnError::BadFen(e.to_string()))?;

@@ -14,10 +14,12 @@
 
 mod config;
 mod driver;
+mod import;
 mod summary;
 mod teacher;
 
 pub use config::{BuiltinEvaluator, ConfigError, ResignConfig, SelfplayConfig, SelfplaySection};
 pub use driver::{SelfplayError, SelfplayRun, run_selfplay};
+pub use import::{IMPORT_CONFIG_HASH, ImportOptions, ImportSummary, ImportedGame, import_games};
 pub use summary::Summary;
 pub use teacher::{TeacherConfig, run_teacher_selfplay};
