@@ -146,6 +146,10 @@ pub struct Search<R = ChaCha8Rng> {
     started: u32,
     /// The longest path from the root a simulation of this search walked (plies).
     seldepth: u32,
+    /// The root moves searches may consider ([`Search::restrict_root`]); empty for all.
+    root_allowed: Vec<Move>,
+    /// The root's legal moves that pass `root_allowed`, when it is set.
+    root_moves: Vec<Move>,
     /// Whether noise or the Gumbel sample has been set up for this search's root.
     root_prepared: bool,
     /// Root priors before noise, to undo it if the same root is searched again.
@@ -183,6 +187,8 @@ impl<R: Rng> Search<R> {
             budget: 0,
             started: 0,
             seldepth: 0,
+            root_allowed: Vec::new(),
+            root_moves: Vec::new(),
             root_prepared: false,
             clean_root_priors: Vec::new(),
             gumbel_base: Vec::new(),
@@ -272,6 +278,27 @@ impl<R: Rng> Search<R> {
         root.children().map(|i| (self.tree.nodes[i].mv, self.tree.nodes[i].visits)).collect()
     }
 
+    /// Limits the next searches to the root moves in `allowed` (UCI `searchmoves`, UCCI
+    /// `banmoves` as their complement); an empty slice lifts the limit. The other moves are not
+    /// children of the root at all, so no visit, prior or Gumbel sample goes to them. A root
+    /// already expanded with other moves is expanded again at the next [`Search::start`].
+    pub fn restrict_root(&mut self, allowed: &[Move]) {
+        self.root_allowed.clear();
+        self.root_allowed.extend_from_slice(allowed);
+    }
+
+    /// The root's moves for its children: `self.movelist` (the root's legal moves) less those
+    /// the restriction leaves out.
+    fn root_moves(&mut self) -> &[Move] {
+        if self.root_allowed.is_empty() {
+            return &self.movelist;
+        }
+        self.root_moves.clear();
+        let allowed = &self.root_allowed;
+        self.root_moves.extend(self.movelist.iter().copied().filter(|m| allowed.contains(m)));
+        &self.root_moves
+    }
+
     /// The longest line from the root, in plies, that a simulation of the current (or last)
     /// search walked: UCI's `seldepth`.
     pub fn seldepth(&self) -> u32 {
@@ -343,6 +370,25 @@ impl<R: Rng> Search<R> {
         }
         if self.line.terminal(self.movelist.len(), false).is_some() {
             return Err(SearchError::GameOver("drawn by rule"));
+        }
+        let wanted = self.root_moves().len();
+        if wanted == 0 {
+            return Err(SearchError::GameOver("no legal move is allowed by the root restriction"));
+        }
+        // A root expanded under another restriction (or none) has the wrong children: expand
+        // it again rather than search moves the caller excluded or miss ones it allows.
+        let root = &self.tree.nodes[ROOT];
+        if root.state == EXPANDED {
+            let children = root.children();
+            let wanted_moves: &[Move] =
+                if self.root_allowed.is_empty() { &self.movelist } else { &self.root_moves };
+            let matches = children.len() == wanted
+                && children.clone().all(|i| wanted_moves.contains(&self.tree.nodes[i].mv));
+            if !matches {
+                self.tree.reset();
+                self.root_prepared = false;
+                self.clean_root_priors.clear();
+            }
         }
         // Undo the previous search's noise if this root is searched again.
         if self.root_prepared && !self.clean_root_priors.is_empty() {
@@ -547,13 +593,18 @@ impl<R: Rng> Search<R> {
         if self.tree.nodes[node].state == UNEXPANDED {
             if node == ROOT {
                 self.line.last().generate_legal(&mut self.movelist);
+                self.root_moves();
             }
-            if !self.tree.add_children(node, &self.movelist) {
+            let moves: &[Move] =
+                if node == ROOT && !self.root_allowed.is_empty() { &self.root_moves } else { &self.movelist };
+            if !self.tree.add_children(node, moves) {
                 return Err(SearchError::TreeFull);
             }
         }
         self.tree.nodes[node].state = PENDING;
-        let slot = batch.push(self.line.last(), self.line.features(), &self.movelist);
+        let moves: &[Move] =
+            if node == ROOT && !self.root_allowed.is_empty() { &self.root_moves } else { &self.movelist };
+        let slot = batch.push(self.line.last(), self.line.features(), moves);
         let path_start = self.pending_paths.len() as u32;
         for &n in &self.path {
             self.tree.nodes[n as usize].in_flight += 1;

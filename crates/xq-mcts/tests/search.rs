@@ -391,3 +391,34 @@ fn bad_evaluations_are_errors_not_panics() {
     let bad = SearchParams { gumbel_m: 0, ..SearchParams::default() };
     assert!(matches!(Search::new(bad, &g, rng(0)), Err(SearchError::Params(_))));
 }
+
+#[test]
+fn a_restricted_root_searches_only_the_allowed_moves() {
+    let g = game(MATE_IN_ONE);
+    let mate = parse_move(g.position(), "i0i9").unwrap();
+    let others: Vec<Move> =
+        g.position().legal_moves().iter().copied().filter(|&m| m != mate).take(3).collect();
+    for algorithm in [Algorithm::Puct, Algorithm::Gumbel] {
+        let mut s = Search::new(params(algorithm, 64), &g, rng(3)).unwrap();
+        // The mate is not allowed: the search never looks at it.
+        s.restrict_root(&others);
+        let restricted = s.run(&mut UniformEvaluator).unwrap();
+        let mut moves = restricted.moves.clone();
+        moves.sort_by_key(|m| m.iccs());
+        let mut expected = others.clone();
+        expected.sort_by_key(|m| m.iccs());
+        assert_eq!(moves, expected, "{algorithm:?}: only the allowed moves are root children");
+        assert!(others.contains(&restricted.chosen));
+        // Lifted: the same root is expanded again with every move, and the mate is found.
+        s.restrict_root(&[]);
+        let free = s.run(&mut UniformEvaluator).unwrap();
+        assert_eq!(free.moves.len(), g.position().legal_moves().len());
+        assert_eq!(free.chosen, mate, "{algorithm:?}");
+        // Nothing allowed is legal: a clear error, not a search over nothing.
+        s.restrict_root(&[Move::new(
+            xq_core::Square::parse("e4").unwrap(),
+            xq_core::Square::parse("e5").unwrap(),
+        )]);
+        assert!(matches!(s.run(&mut UniformEvaluator), Err(SearchError::GameOver(_))));
+    }
+}

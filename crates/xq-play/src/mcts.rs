@@ -142,6 +142,17 @@ impl Player for MctsPlayer {
     }
 
     fn choose_move(&mut self, game: &Game, limits: &SearchLimits) -> Result<MoveChoice, PlayerError> {
+        self.choose_move_among(game, limits, &[])
+    }
+
+    /// Searches only the allowed root moves ([`Search::restrict_root`]); an empty `allowed`
+    /// searches them all.
+    fn choose_move_among(
+        &mut self,
+        game: &Game,
+        limits: &SearchLimits,
+        allowed: &[Move],
+    ) -> Result<MoveChoice, PlayerError> {
         let started = Instant::now();
         let crashed = |e: xq_mcts::SearchError| PlayerError::Crashed(format!("search: {e}"));
         let visits = limits.visits.unwrap_or(self.params.visits).max(1);
@@ -160,6 +171,7 @@ impl Player for MctsPlayer {
             return Err(PlayerError::Crashed("choose_move before new_game".into()));
         };
         search.set_visits(budget);
+        search.restrict_root(allowed);
         let depth = limits.depth;
         let result = search
             .run_while(self.evaluator.as_mut(), |s| {

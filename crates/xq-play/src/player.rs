@@ -241,6 +241,20 @@ pub trait Player {
 
     /// Chooses a move for the side to move in `game`, within `limits`. The game is not over.
     fn choose_move(&mut self, game: &Game, limits: &SearchLimits) -> Result<MoveChoice, PlayerError>;
+
+    /// [`Player::choose_move`] among the legal moves in `allowed` only (UCI `searchmoves`, UCCI
+    /// `banmoves`): a player that can restrict its search overrides this, so its whole budget
+    /// goes to the allowed moves. The default searches every move; the caller then replaces a
+    /// choice outside `allowed`.
+    fn choose_move_among(
+        &mut self,
+        game: &Game,
+        limits: &SearchLimits,
+        allowed: &[Move],
+    ) -> Result<MoveChoice, PlayerError> {
+        let _ = allowed;
+        self.choose_move(game, limits)
+    }
 }
 
 impl<P: Player + ?Sized> Player for Box<P> {
@@ -254,6 +268,15 @@ impl<P: Player + ?Sized> Player for Box<P> {
 
     fn choose_move(&mut self, game: &Game, limits: &SearchLimits) -> Result<MoveChoice, PlayerError> {
         (**self).choose_move(game, limits)
+    }
+
+    fn choose_move_among(
+        &mut self,
+        game: &Game,
+        limits: &SearchLimits,
+        allowed: &[Move],
+    ) -> Result<MoveChoice, PlayerError> {
+        (**self).choose_move_among(game, limits, allowed)
     }
 }
 

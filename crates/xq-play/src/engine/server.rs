@@ -16,7 +16,10 @@
 //! - `position startpos|fen FEN [moves M…]`: moves in ICCS coordinates ([`super::format_move`]),
 //!   ranks shifted by [`ServerConfig::rank_offset`]. A malformed FEN or an illegal move is
 //!   reported and leaves the position as it was.
-//! - `banmoves M…` (UCCI): moves the next search must not play; cleared by `position`.
+//! - `banmoves M…` (UCCI): moves the next search must not play; cleared by `position`. Banned
+//!   moves and `searchmoves` restrict the search itself ([`Player::choose_move_among`]: a tree
+//!   search never expands the excluded root moves); a player that cannot restrict its search
+//!   has a choice outside them replaced by its best allowed move.
 //! - `go` with, in UCI, `depth`, `nodes`, `movetime`, `wtime`/`btime`/`winc`/`binc`/`movestogo`,
 //!   `searchmoves`, `infinite`, `ponder`, `mate`; in UCCI, `depth`, `nodes`, `time`,
 //!   `increment`, `movestogo`, `opptime`/`oppincrement`/`oppmovestogo`, `infinite`, `ponder`,
@@ -601,7 +604,12 @@ impl<W: Write> EngineServer<W> {
             }
         }
         let started = Instant::now();
-        let choice = catch_unwind(AssertUnwindSafe(|| self.player.choose_move(&self.game, &go.limits)));
+        // A restriction goes into the search; the replacement below only catches a player that
+        // cannot restrict its search.
+        let restricted = allowed.len() < legal.len();
+        let among: &[Move] = if restricted { &allowed } else { &[] };
+        let choice =
+            catch_unwind(AssertUnwindSafe(|| self.player.choose_move_among(&self.game, &go.limits, among)));
         let elapsed = started.elapsed();
         let choice = match choice {
             Ok(Ok(choice)) => choice,
@@ -1027,5 +1035,24 @@ mod tests {
         let pv: Vec<&str> = info.split(" pv ").nth(1).unwrap().split_whitespace().collect();
         assert!(pv.len() >= 2, "{info}");
         assert_eq!(bestmoves(&lines), [pv[0]]);
+    }
+
+    #[test]
+    fn banned_moves_are_never_searched() {
+        // Before: the search spent its budget on every move and a banned choice was swapped for
+        // the policy's best allowed move afterwards. Every move but two is banned here, so the
+        // answer must be one of the two and no replacement may be needed.
+        let legal: Vec<String> = Position::startpos().legal_moves().iter().map(|m| m.iccs()).collect();
+        let banned: Vec<&str> =
+            legal.iter().map(String::as_str).filter(|m| !["h2e2", "b0c2"].contains(m)).collect();
+        let script = format!("position startpos\nbanmoves {}\ngo nodes 200\n", banned.join(" "));
+        let lines = run_script(mcts(), Protocol::Ucci, &script);
+        let moves = bestmoves(&lines);
+        assert_eq!(moves.len(), 1, "{lines:?}");
+        assert!(["h2e2", "b0c2"].contains(&moves[0]), "{lines:?}");
+        assert!(
+            !lines.iter().any(|l| l.contains("which is excluded")),
+            "the search itself kept to them: {lines:?}"
+        );
     }
 }
