@@ -30,10 +30,13 @@ pub struct RatedPoint {
     /// Position on the x axis (checkpoint step; ignored by the ladder).
     pub x: f64,
     /// Elo.
+    #[serde(with = "crate::stats::json_f64")]
     pub elo: f64,
     /// Lower end of the 95% interval.
+    #[serde(with = "crate::stats::json_f64")]
     pub lower: f64,
     /// Upper end of the 95% interval.
+    #[serde(with = "crate::stats::json_f64")]
     pub upper: f64,
 }
 

@@ -178,11 +178,82 @@ pub const NELO_SCALE: f64 = 800.0 / LN_10;
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     /// Point estimate.
+    #[serde(with = "json_f64")]
     pub value: f64,
     /// Lower end of the 95% interval.
+    #[serde(with = "json_f64")]
     pub lower: f64,
     /// Upper end of the 95% interval.
+    #[serde(with = "json_f64")]
     pub upper: f64,
+}
+
+/// A number that may be infinite (a 100% score, a single game pair) in JSON, which has no
+/// infinities: serde_json would write `null` and then fail to read it back as a number. Finite
+/// values stay numbers; ±∞ and NaN are written as the strings `"inf"`, `"-inf"` and `"nan"`,
+/// and read back from those (or from a number). Use with `#[serde(with = "json_f64")]`.
+///
+/// ```
+/// #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+/// struct Bound(#[serde(with = "xq_eval::stats::json_f64")] f64);
+/// let text = serde_json::to_string(&[Bound(f64::INFINITY), Bound(2.5)]).unwrap();
+/// assert_eq!(text, r#"["inf",2.5]"#);
+/// let back: Vec<Bound> = serde_json::from_str(&text).unwrap();
+/// assert_eq!(back, [Bound(f64::INFINITY), Bound(2.5)]);
+/// ```
+pub mod json_f64 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// Writes `x`: a number, or `"inf"`, `"-inf"`, `"nan"`.
+    pub fn serialize<S: Serializer>(x: &f64, serializer: S) -> Result<S::Ok, S::Error> {
+        if x.is_finite() {
+            serializer.serialize_f64(*x)
+        } else if x.is_nan() {
+            serializer.serialize_str("nan")
+        } else if *x > 0.0 {
+            serializer.serialize_str("inf")
+        } else {
+            serializer.serialize_str("-inf")
+        }
+    }
+
+    /// Reads a number, or `"inf"`, `"-inf"`, `"nan"`.
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Repr {
+            Number(f64),
+            Text(String),
+        }
+        match Repr::deserialize(deserializer)? {
+            Repr::Number(x) => Ok(x),
+            Repr::Text(text) => match text.as_str() {
+                "inf" | "+inf" => Ok(f64::INFINITY),
+                "-inf" => Ok(f64::NEG_INFINITY),
+                "nan" => Ok(f64::NAN),
+                other => Err(serde::de::Error::custom(format!("{other:?} is not a number"))),
+            },
+        }
+    }
+
+    /// The same for an optional triple such as `[elo, lower, upper]`.
+    pub mod triple {
+        use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+        #[derive(Serialize, Deserialize)]
+        struct Value(#[serde(with = "super")] f64);
+
+        /// Writes `None` as `null` and each number as [`super::serialize`] does.
+        pub fn serialize<S: Serializer>(triple: &Option<[f64; 3]>, serializer: S) -> Result<S::Ok, S::Error> {
+            triple.map(|t| t.map(Value)).serialize(serializer)
+        }
+
+        /// Reads what [`serialize`] writes.
+        pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<[f64; 3]>, D::Error> {
+            let triple = Option::<[Value; 3]>::deserialize(deserializer)?;
+            Ok(triple.map(|t| t.map(|v| v.0)))
+        }
+    }
 }
 
 impl Interval {

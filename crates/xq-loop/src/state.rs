@@ -115,7 +115,9 @@ pub struct GateRecord {
     pub draws: u64,
     /// Candidate losses.
     pub losses: u64,
-    /// Elo of the candidate over the opponent with its 95% interval, when estimable.
+    /// Elo of the candidate over the opponent with its 95% interval, when estimable (an end
+    /// may be infinite: stored as `"inf"`/`"-inf"`).
+    #[serde(default, with = "xq_eval::stats::json_f64::triple")]
     pub elo: Option<[f64; 3]>,
     /// `promote` or `reject`.
     pub verdict: String,
@@ -127,7 +129,9 @@ pub struct GateRecord {
 pub struct LadderRecord {
     /// The rated model (id or built-in name).
     pub model: String,
-    /// Performance Elo against the ladder with its 95% interval: `[elo, lower, upper]`.
+    /// Performance Elo against the ladder with its 95% interval: `[elo, lower, upper]` (an end
+    /// may be infinite: stored as `"inf"`/`"-inf"`).
+    #[serde(default, with = "xq_eval::stats::json_f64::triple")]
     pub elo: Option<[f64; 3]>,
     /// Score per game against the ladder.
     pub score: f64,
@@ -217,5 +221,20 @@ mod tests {
             assert_eq!(a.seconds.to_bits(), b.seconds.to_bits());
         }
         assert_eq!(read, state);
+    }
+
+    #[test]
+    fn infinite_elo_bounds_survive_the_state_file() {
+        // Before: serde_json wrote an infinite bound (one game pair, a clean sweep) as null and
+        // the next run could not read loop.json back.
+        let gate = GateRecord { elo: Some([f64::INFINITY, 12.5, f64::INFINITY]), ..GateRecord::default() };
+        let ladder = LadderRecord { elo: Some([-30.0, f64::NEG_INFINITY, 40.0]), ..LadderRecord::default() };
+        let text = serde_json::to_string(&(gate.clone(), ladder.clone())).unwrap();
+        assert!(text.contains(r#"["inf",12.5,"inf"]"#), "{text}");
+        let back: (GateRecord, LadderRecord) = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, (gate, ladder));
+        let none: GateRecord =
+            serde_json::from_str(&serde_json::to_string(&GateRecord::default()).unwrap()).unwrap();
+        assert_eq!(none.elo, None);
     }
 }
