@@ -19,7 +19,7 @@ pub struct TrainArgs {
     /// that `[data] holdout_games` holds back from the newest --data directory are scored too.
     #[arg(long = "validation")]
     validation: Vec<PathBuf>,
-    /// The run directory: checkpoints, resume state, metrics.csv, metrics.svg, validation.csv.
+    /// The run directory: checkpoints, resume state, metrics.csv, metrics.svg/.png, validation.csv.
     #[arg(long)]
     out: PathBuf,
     /// Continue the run in --out from its newest checkpoint (same config and data).

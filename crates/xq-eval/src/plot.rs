@@ -1,5 +1,6 @@
 //! Charts as SVG files (plotters' SVG backend, which needs no system fonts): a rating ladder
-//! with error bars, and Elo over training checkpoints.
+//! with error bars, and Elo over training checkpoints. Each also gets a PNG with the same stem
+//! beside it ([`xq_plot`]), for viewers that do not open SVG.
 
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -12,7 +13,7 @@ pub enum PlotError {
     /// Nothing to draw.
     #[error("nothing to plot")]
     Empty,
-    /// The backend failed, or the file could not be written.
+    /// The backend failed, the PNG could not be rendered, or a file could not be written.
     #[error("cannot draw {path}: {message}")]
     Draw {
         /// The output path.
@@ -106,7 +107,20 @@ fn draw_error<E: std::fmt::Debug>(path: &Path) -> impl Fn(E) -> PlotError + '_ {
     move |e| PlotError::Draw { path: path.display().to_string(), message: format!("{e:?}") }
 }
 
-/// Draws players from strongest to weakest (left to right) with their 95% intervals.
+/// Writes the PNG copy of the chart `svg` just written to `path` (`<stem>.png` beside it).
+fn write_png(path: &Path, svg: &str) -> Result<(), PlotError> {
+    xq_plot::write_png_beside(path, svg).map(drop).map_err(|e| {
+        let message = match e {
+            // `Draw` names the PNG's path already; the message need not repeat it.
+            xq_plot::PngError::Write { source, .. } => source.to_string(),
+            other => other.to_string(),
+        };
+        PlotError::Draw { path: xq_plot::png_path(path).display().to_string(), message }
+    })
+}
+
+/// Draws players from strongest to weakest (left to right) with their 95% intervals, into the
+/// SVG `path` and its PNG beside it.
 pub fn rating_ladder_svg(points: &[RatedPoint], title: &str, path: &Path) -> Result<(), PlotError> {
     if points.is_empty() {
         return Err(PlotError::Empty);
@@ -149,10 +163,12 @@ pub fn rating_ladder_svg(points: &[RatedPoint], title: &str, path: &Path) -> Res
     root.present().map_err(&err)?;
     drop(chart);
     drop(root);
-    xq_files::write_atomic(path, svg.as_bytes()).map_err(draw_error(path))
+    xq_files::write_atomic(path, svg.as_bytes()).map_err(draw_error(path))?;
+    write_png(path, &svg)
 }
 
-/// Draws Elo against checkpoint (x, described by `x_label`) with 95% error bars, joined by a line.
+/// Draws Elo against checkpoint (x, described by `x_label`) with 95% error bars, joined by a line,
+/// into the SVG `path` and its PNG beside it.
 pub fn elo_progress_svg(
     points: &[RatedPoint],
     title: &str,
@@ -206,5 +222,6 @@ pub fn elo_progress_svg(
     root.present().map_err(&err)?;
     drop(chart);
     drop(root);
-    xq_files::write_atomic(path, svg.as_bytes()).map_err(draw_error(path))
+    xq_files::write_atomic(path, svg.as_bytes()).map_err(draw_error(path))?;
+    write_png(path, &svg)
 }

@@ -2,7 +2,7 @@
 
 use xq_core::GameResult;
 use xq_eval::events::{Event, EventConfig, Format};
-use xq_eval::plot::{RatedPoint, elo_progress_svg, rating_ladder_svg};
+use xq_eval::plot::{PlotError, RatedPoint, elo_progress_svg, rating_ladder_svg};
 use xq_eval::report::EventReport;
 use xq_eval::stats::SprtConfig;
 
@@ -86,6 +86,19 @@ fn assert_svg(path: &std::path::Path, must_contain: &str) {
     assert!(text.contains(must_contain), "missing {must_contain:?}");
 }
 
+/// The PNG beside `svg_path`: a PNG at twice the SVG's `size` in which the text was drawn
+/// (clearly more ink than the same chart rendered without its `<text>` elements).
+fn assert_png_beside(svg_path: &std::path::Path, size: (u32, u32)) {
+    let png = std::fs::read(svg_path.with_extension("png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not PNG");
+    let drawn = xq_plot::png_stats(&png).unwrap();
+    assert_eq!((drawn.width, drawn.height), (2 * size.0, 2 * size.1));
+    let svg = std::fs::read_to_string(svg_path).unwrap();
+    let bare = xq_plot::png_stats(&xq_plot::svg_to_png(&xq_plot::without_text(&svg)).unwrap()).unwrap();
+    assert!(bare.dark_pixels > 0, "the chart itself is drawn");
+    assert!(drawn.dark_pixels > bare.dark_pixels + 2000, "no text in the PNG: {drawn:?} vs {bare:?}");
+}
+
 #[test]
 fn charts_are_written() {
     let dir = tempfile::tempdir().unwrap();
@@ -95,6 +108,7 @@ fn charts_are_written() {
     let path = dir.path().join("ladder.svg");
     rating_ladder_svg(&ladder, "Rating ladder", &path).unwrap();
     assert_svg(&path, "Rating ladder");
+    assert_png_beside(&path, (640, 480));
 
     let progress: Vec<RatedPoint> = (0..6)
         .map(|i| RatedPoint {
@@ -108,9 +122,16 @@ fn charts_are_written() {
     let path = dir.path().join("progress.svg");
     elo_progress_svg(&progress, "Elo over checkpoints", "checkpoint (step)", &path).unwrap();
     assert_svg(&path, "Elo over checkpoints");
+    assert_png_beside(&path, (800, 480));
 
     assert!(elo_progress_svg(&[], "x", "step", &path).is_err());
     assert!(rating_ladder_svg(&ladder, "x", &dir.path().join("missing/dir/x.svg")).is_err());
+    // A PNG that cannot be written (a directory in its place) is the chart's error, not a panic.
+    std::fs::create_dir(dir.path().join("blocked.png")).unwrap();
+    match rating_ladder_svg(&ladder, "x", &dir.path().join("blocked.svg")) {
+        Err(PlotError::Draw { path, .. }) => assert!(path.ends_with("blocked.png"), "{path}"),
+        other => panic!("expected a draw error for the PNG, got {other:?}"),
+    }
 }
 
 fn point(label: &str, x: f64, elo: f64, lower: f64, upper: f64) -> RatedPoint {

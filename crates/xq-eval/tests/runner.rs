@@ -5,8 +5,8 @@ use std::path::Path;
 use xq_core::{GameRules, Termination};
 use xq_eval::pgn::parse_pgn;
 use xq_eval::runner::{
-    JOURNAL_FILE, JournalEntry, LADDER_SVG_FILE, PGN_FILE, REPORT_JSON_FILE, REPORT_MD_FILE, RunConfig,
-    RunError, RunOptions, RunSummary, run_event,
+    JOURNAL_FILE, JournalEntry, LADDER_PNG_FILE, LADDER_SVG_FILE, PGN_FILE, REPORT_JSON_FILE, REPORT_MD_FILE,
+    RunConfig, RunError, RunOptions, RunSummary, run_event,
 };
 
 fn config(text: &str) -> RunConfig {
@@ -66,7 +66,7 @@ fn a_tiny_event_writes_outputs_that_parse_back() {
     assert!(summary.report.finished);
     assert_eq!(summary.report.games, 4);
     assert_eq!(summary.played, 4);
-    for file in [JOURNAL_FILE, PGN_FILE, REPORT_JSON_FILE, REPORT_MD_FILE, LADDER_SVG_FILE] {
+    for file in [JOURNAL_FILE, PGN_FILE, REPORT_JSON_FILE, REPORT_MD_FILE, LADDER_SVG_FILE, LADDER_PNG_FILE] {
         assert!(dir.path().join(file).is_file(), "{file} missing");
     }
     let entries = journal(dir.path());

@@ -16,7 +16,7 @@
 //! <models_root>/<run>/rejected/gNNN/           … or here when rejected
 //! <models_root>/<run>/gates/gNNN/              the gate's games, journal and report
 //! <models_root>/<run>/ladder/{baseline,gNNN}/  ladder gauntlets
-//! <models_root>/<run>/report.md, elo.svg, loss.svg
+//! <models_root>/<run>/report.md, elo.svg, loss.svg (and elo.png, loss.png beside them)
 //! ```
 //! Every stage resumes from what is on disk (self-play shards, the trainer's state, the eval
 //! journal) and `loop.json` records a stage only once it has finished, so the same command

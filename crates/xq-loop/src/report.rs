@@ -1,6 +1,6 @@
 //! The run report: `report.md` with a table per generation, `elo.svg` (ladder Elo of each
 //! accepted model with 95% intervals) and `loss.svg` (training losses over all generations),
-//! rewritten after every generation.
+//! each chart with a PNG of the same stem beside it, rewritten after every generation.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -29,7 +29,8 @@ const TERMINATION_COLUMNS: [(&[&str], &str); 11] = [
     (&["max_length"], "max plies"),
 ];
 
-/// Writes `report.md`, `elo.svg` and `loss.svg` into the run's model directory.
+/// Writes `report.md`, `elo.svg` and `loss.svg` (with `elo.png` and `loss.png`) into the run's
+/// model directory.
 ///
 /// # Errors
 /// [`LoopError::Report`] or [`LoopError::Io`].
@@ -160,7 +161,12 @@ fn loss_plot(curves: &[Curve], path: &Path) -> Result<(), LoopError> {
     root.present().map_err(|e| err(&e))?;
     drop(chart);
     drop(root);
-    xq_files::write_atomic(path, svg.as_bytes()).map_err(crate::io_error(path))
+    xq_files::write_atomic(path, svg.as_bytes()).map_err(crate::io_error(path))?;
+    match xq_plot::write_png_beside(path, &svg) {
+        Ok(_) => Ok(()),
+        Err(xq_plot::PngError::Write { path, source }) => Err(LoopError::Io { path, source }),
+        Err(e) => Err(LoopError::Report(format!("{}: {e}", xq_plot::png_path(path).display()))),
+    }
 }
 
 fn fmt_elo(elo: Option<[f64; 3]>) -> String {
@@ -321,4 +327,38 @@ fn validation_markdown(state: &LoopState) -> String {
         }
     }
     md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_loss_chart_has_a_png_beside_it_with_its_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let curve = |name, color, scale: f64| Curve {
+            name,
+            color,
+            points: (1..50).map(|i| (f64::from(i) * 10.0, scale / f64::from(i) + 0.5)).collect(),
+        };
+        let curves = [curve("policy loss", BLUE, 4.0), curve("value loss", RED, 1.0)];
+        let svg_path = dir.path().join("loss.svg");
+        loss_plot(&curves, &svg_path).unwrap();
+        let png = std::fs::read(dir.path().join("loss.png")).unwrap();
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not PNG");
+        let drawn = xq_plot::png_stats(&png).unwrap();
+        assert_eq!((drawn.width, drawn.height), (1600, 960), "twice the SVG's 800 × 480");
+        // The same chart without its labels: the text accounts for clearly more ink.
+        let svg = std::fs::read_to_string(&svg_path).unwrap();
+        let bare = xq_plot::png_stats(&xq_plot::svg_to_png(&xq_plot::without_text(&svg)).unwrap()).unwrap();
+        assert!(bare.dark_pixels > 0);
+        assert!(drawn.dark_pixels > bare.dark_pixels + 2000, "no text in the PNG: {drawn:?} vs {bare:?}");
+
+        // A PNG that cannot be written is the loop's I/O error, not a panic.
+        std::fs::create_dir(dir.path().join("blocked.png")).unwrap();
+        match loss_plot(&curves, &dir.path().join("blocked.svg")) {
+            Err(LoopError::Io { path, .. }) => assert!(path.ends_with("blocked.png"), "{path:?}"),
+            other => panic!("expected an I/O error on blocked.png, got {other:?}"),
+        }
+    }
 }

@@ -143,6 +143,10 @@ fn two_generations_leave_shards_checkpoints_decisions_and_a_report() {
     assert!(report.contains("| g000 |") && report.contains("| g001 |"), "{report}");
     assert!(paths.models.join("loss.svg").is_file());
     assert!(paths.models.join("elo.svg").is_file());
+    for png in ["loss.png", "elo.png"] {
+        let bytes = std::fs::read(paths.models.join(png)).unwrap();
+        assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "{png} is not a PNG");
+    }
     assert!(paths.config().is_file());
     assert!(report.contains("## Validation"), "{report}");
     let csv = std::fs::read_to_string(paths.models.join("validation.csv")).unwrap();

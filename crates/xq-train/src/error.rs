@@ -95,7 +95,7 @@ pub enum TrainError {
     /// The metrics plot cannot be drawn.
     #[error("metrics plot {path}: {message}")]
     Plot {
-        /// The SVG file.
+        /// The SVG file (or the PNG beside it).
         path: PathBuf,
         /// The backend's message.
         message: String,

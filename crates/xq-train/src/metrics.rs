@@ -1,4 +1,5 @@
-//! `metrics.csv` (one row every `log_every` steps) and `metrics.svg` (the loss curves).
+//! `metrics.csv` (one row every `log_every` steps) and `metrics.svg` (the loss curves, with
+//! `metrics.png` beside it).
 
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -163,14 +164,19 @@ pub const POLICY_COLOR: plotters::style::RGBColor = plotters::style::BLUE;
 /// The value loss's colour in every loss chart.
 pub const VALUE_COLOR: plotters::style::RGBColor = plotters::style::RED;
 
-/// Draws the policy, value and total loss against the step (SVG, no system fonts needed),
-/// through a temporary file and a rename.
+/// Draws the policy, value and total loss against the step (SVG, no system fonts needed) into
+/// `path`, and its PNG with the same stem beside it, each through a temporary file and a rename.
 pub fn plot_losses(rows: &[MetricsRow], title: &str, path: &Path) -> Result<(), TrainError> {
     if rows.is_empty() {
         return Ok(());
     }
     let svg = draw(rows, title).map_err(|message| TrainError::Plot { path: path.to_path_buf(), message })?;
-    xq_files::write_atomic(path, svg.as_bytes()).map_err(io_err(path))
+    xq_files::write_atomic(path, svg.as_bytes()).map_err(io_err(path))?;
+    match xq_plot::write_png_beside(path, &svg) {
+        Ok(_) => Ok(()),
+        Err(xq_plot::PngError::Write { path, source }) => Err(TrainError::Io { path, source }),
+        Err(e) => Err(TrainError::Plot { path: xq_plot::png_path(path), message: e.to_string() }),
+    }
 }
 
 /// A plotted curve: its legend, colour and value.
@@ -221,4 +227,55 @@ fn draw(rows: &[MetricsRow], title: &str) -> Result<String, String> {
     drop(chart);
     drop(root);
     Ok(svg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows() -> Vec<MetricsRow> {
+        (1..=20)
+            .map(|i| {
+                let decay = 1.0 / i as f32;
+                MetricsRow {
+                    step: 10 * i,
+                    lr: 1e-3,
+                    policy_loss: 4.0 * decay + 1.0,
+                    value_loss: decay + 0.5,
+                    total_loss: 5.0 * decay + 1.5,
+                    policy_top1: 0.1,
+                    value_accuracy: 0.5,
+                    samples_per_sec: 1000.0,
+                    elapsed_s: i as f64,
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_loss_plot_has_a_png_beside_it_with_its_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let svg_path = dir.path().join("metrics.svg");
+        plot_losses(&rows(), "run: losses", &svg_path).unwrap();
+        let svg = fs::read_to_string(&svg_path).unwrap();
+        assert!(svg.contains("run: losses"));
+        let png = fs::read(dir.path().join("metrics.png")).unwrap();
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "not PNG");
+        let drawn = xq_plot::png_stats(&png).unwrap();
+        assert_eq!((drawn.width, drawn.height), (1600, 960), "twice the SVG's 800 × 480");
+        // The same chart without its labels: the text accounts for clearly more ink.
+        let bare = xq_plot::png_stats(&xq_plot::svg_to_png(&xq_plot::without_text(&svg)).unwrap()).unwrap();
+        assert!(bare.dark_pixels > 0);
+        assert!(drawn.dark_pixels > bare.dark_pixels + 2000, "no text in the PNG: {drawn:?} vs {bare:?}");
+    }
+
+    #[test]
+    fn an_unwritable_png_is_an_io_error_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("metrics.png")).unwrap();
+        match plot_losses(&rows(), "losses", &dir.path().join("metrics.svg")) {
+            Err(TrainError::Io { path, .. }) => assert!(path.ends_with("metrics.png"), "{path:?}"),
+            other => panic!("expected an I/O error on metrics.png, got {other:?}"),
+        }
+    }
 }

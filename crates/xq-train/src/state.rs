@@ -7,7 +7,7 @@
 //!   checkpoints/step-00000100.json checkpoint metadata (xq_nn::save_checkpoint)
 //!   checkpoints/step-00000100.bpk  weights (burnpack)
 //!   optimizer/step-00000100.bpk    optimiser state of the newest checkpoint (burnpack)
-//!   metrics.csv, metrics.svg       metrics every log_every steps and the loss curves
+//!   metrics.csv, metrics.svg/.png  metrics every log_every steps and the loss curves (SVG, PNG)
 //!   validation.csv                 each validation set's scores at every checkpoint
 //! ```
 

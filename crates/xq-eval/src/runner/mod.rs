@@ -43,7 +43,7 @@ mod run;
 
 pub use config::{Adjudication, Limits, MoveComments, OutputSettings, RunConfig};
 pub use journal::{CONFIG_FILE, JOURNAL_FILE, JournalEntry, PlayerUsage};
-pub use output::{LADDER_SVG_FILE, PGN_FILE, REPORT_JSON_FILE, REPORT_MD_FILE, pgn_of};
+pub use output::{LADDER_PNG_FILE, LADDER_SVG_FILE, PGN_FILE, REPORT_JSON_FILE, REPORT_MD_FILE, pgn_of};
 pub use players::{EngineSpec, PlayerSpec};
 pub use run::{Progress, RunOptions, RunSummary, run_event};
 

@@ -19,8 +19,11 @@ pub const REPORT_JSON_FILE: &str = "report.json";
 pub const REPORT_MD_FILE: &str = "report.md";
 /// The rating ladder chart.
 pub const LADDER_SVG_FILE: &str = "ladder.svg";
+/// The rating ladder chart as PNG, written beside the SVG by the same call.
+pub const LADDER_PNG_FILE: &str = "ladder.png";
 
-/// Writes `games.pgn`, `report.json`, `report.md` and `ladder.svg`; returns the report.
+/// Writes `games.pgn`, `report.json`, `report.md`, `ladder.svg` and `ladder.png`; returns the
+/// report.
 pub(crate) fn write_outputs(
     config: &RunConfig,
     event: &Event,
