@@ -25,7 +25,7 @@ fn eval_sprt_runs_a_config_and_writes_outputs() {
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(run.status.success(), "stderr: {}", String::from_utf8_lossy(&run.stderr));
     assert!(stdout.contains("# cli sprt") && stdout.contains("6 games"), "{stdout}");
-    for file in ["journal.jsonl", "games.pgn", "report.json", "report.md", "ladder.svg"] {
+    for file in ["journal.jsonl", "games.pgn", "report.json", "report.md", "ladder.svg", "ladder.png"] {
         assert!(out.join(file).is_file(), "{file} missing");
     }
     let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();

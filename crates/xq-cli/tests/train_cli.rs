@@ -79,7 +79,7 @@ fn train_on_selfplay_data_then_resume_and_refuse_mistakes() {
         lines.iter().skip(1).map(|l| l.split(',').next().unwrap()).collect::<Vec<_>>(),
         ["2", "4", "6"]
     );
-    assert!(run.join("metrics.svg").exists());
+    assert!(run.join("metrics.svg").exists() && run.join("metrics.png").exists());
 
     // The same --out again without --resume: refused, pointing at --resume.
     let out = xq(&args[..args.len() - 1]);
