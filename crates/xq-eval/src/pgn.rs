@@ -320,11 +320,17 @@ impl PgnGame {
     /// (`Variant "xiangqi"` over ICCS moves) replay too: when Fairy-Stockfish coordinates do
     /// not replay, ICCS is tried.
     pub fn replay(&self, rules: GameRules) -> Result<Game, PgnError> {
-        let fairy = self.movetext() == Some(PgnMovetext::Fairy);
-        match self.replay_as(rules, fairy) {
-            Err(PgnError::IllegalMove { .. }) if fairy => self.replay_as(rules, false),
-            replayed => replayed,
+        let moves = self.moves()?;
+        let mut game =
+            Game::from_fen(self.start_fen(), rules).map_err(|e| PgnError::BadFen(e.to_string()))?;
+        for (i, (&mv, written)) in moves.iter().zip(&self.moves).enumerate() {
+            game.play(mv).map_err(|e| PgnError::IllegalMove {
+                ply: i + 1,
+                mv: written.text.clone(),
+                why: e.to_string(),
+            })?;
         }
+        Ok(game)
     }
 
     /// The start FEN and the moves, each checked legal in its position but not judged: a game
@@ -356,22 +362,6 @@ impl PgnGame {
             moves.push(mv);
         }
         Ok(moves)
-    }
-
-    fn replay_as(&self, rules: GameRules, fairy: bool) -> Result<Game, PgnError> {
-        let mut game =
-            Game::from_fen(self.start_fen(), rules).map_err(|e| PgnError::BadFen(e.to_string()))?;
-        for (i, m) in self.moves.iter().enumerate() {
-            let illegal = |why: String| PgnError::IllegalMove { ply: i + 1, mv: m.text.clone(), why };
-            let mv = if fairy {
-                xq_play::engine::parse_move(&m.text, 1)
-                    .ok_or_else(|| illegal("not a move in Fairy-Stockfish coordinates".to_string()))?
-            } else {
-                parse_move(game.position(), &m.text).map_err(|e| illegal(e.to_string()))?
-            };
-            game.play(mv).map_err(|e| illegal(e.to_string()))?;
-        }
-        Ok(game)
     }
 }
 

@@ -335,15 +335,10 @@ fn finish_game(
 }
 
 /// Labels the game's samples with its result and builds its record.
-pub(crate) fn finish_game_record(
-    finished: FinishedGame,
-    outcome: Outcome,
-    run: &SelfplayRun,
-    config_hash: &str,
-    summary: &mut Summary,
-) -> (GameRecord, Vec<Sample>) {
-    let FinishedGame { game_id, seed, game, mut samples, opening, would_have_resigned } = finished;
-    for sample in &mut samples {
+/// Labels a game's samples with its outcome: each one's result and WDL target from its side
+/// to move's point of view, and the termination and article.
+pub(crate) fn label_samples(samples: &mut [Sample], outcome: &Outcome) {
+    for sample in samples {
         let score = outcome.result.score_for(sample.side_to_move);
         sample.result = score;
         sample.wdl_target = match score {
@@ -354,6 +349,17 @@ pub(crate) fn finish_game_record(
         sample.termination = outcome.reason;
         sample.article = outcome.article.to_string();
     }
+}
+
+pub(crate) fn finish_game_record(
+    finished: FinishedGame,
+    outcome: Outcome,
+    run: &SelfplayRun,
+    config_hash: &str,
+    summary: &mut Summary,
+) -> (GameRecord, Vec<Sample>) {
+    let FinishedGame { game_id, seed, game, mut samples, opening, would_have_resigned } = finished;
+    label_samples(&mut samples, &outcome);
     let positions = game.positions();
     let moves_chinese =
         game.moves().iter().enumerate().map(|(i, &m)| notation::chinese(&positions[i], m)).collect();

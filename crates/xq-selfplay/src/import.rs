@@ -9,7 +9,7 @@
 //! 4.2.2); an open game without a result is left out. Every position gets a sample whose
 //! policy target is the move played and whose value target is the judged result.
 
-use crate::driver::{ResumeState, SelfplayError, write_shard_pair};
+use crate::driver::{ResumeState, SelfplayError, label_samples, write_shard_pair};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -118,19 +118,11 @@ fn judge(imported: &ImportedGame, game_id: u64, rules: GameRules) -> Judged {
         (None, None) => return Judged::Unfinished,
     };
     let changed = imported.declared.is_some_and(|declared| declared != outcome.result);
+    label_samples(&mut samples, &outcome);
     for sample in &mut samples {
-        let score = outcome.result.score_for(sample.side_to_move);
-        sample.result = score;
-        sample.wdl_target = match score {
-            1 => [1.0, 0.0, 0.0],
-            0 => [0.0, 1.0, 0.0],
-            _ => [0.0, 0.0, 1.0],
-        };
         // No search stands behind the move: the root value is the judged result, so blending
         // it into the value target changes nothing.
         sample.root_wdl = sample.wdl_target;
-        sample.termination = outcome.reason;
-        sample.article = outcome.article.to_string();
     }
     let positions = game.positions();
     let record = GameRecord {
