@@ -52,6 +52,7 @@ GAMES = [
     ("plies", pa.uint32()),
     ("moves_iccs", (LIST, pa.string())),
     ("moves_chinese", (LIST, pa.string())),
+    ("moves_wxf", (LIST, pa.string())),
     ("opening", pa.string()),
     ("start_fen", pa.string()),
     ("result", pa.string()),
@@ -106,7 +107,7 @@ def main():
     if len(sys.argv) != 5:
         fail(__doc__)
     samples = check(sys.argv[1], SAMPLES, int(sys.argv[2]), "samples", 2).to_pylist()
-    games = check(sys.argv[3], GAMES, int(sys.argv[4]), "games", 1).to_pylist()
+    games = check(sys.argv[3], GAMES, int(sys.argv[4]), "games", 2).to_pylist()
     # Reading the whole directory must skip the hidden checksum sidecars.
     directory = pq.read_table(os.path.dirname(sys.argv[1]))
     if directory.num_rows != int(sys.argv[2]):
@@ -122,6 +123,7 @@ def main():
         "result_sum": sum(s["result"] for s in samples),
         "moves_iccs": game["moves_iccs"],
         "moves_chinese": game["moves_chinese"],
+        "moves_wxf": game["moves_wxf"],
         "termination": game["termination"],
         "openings": [g["opening"] for g in games],
     }

@@ -7,6 +7,7 @@ use xq_core::GameRules;
 use xq_core::qili::RuleSet;
 use xq_data::stats::DataStats;
 use xq_eval::pgn::parse_pgn;
+use xq_play::epd::EpdRecord;
 use xq_selfplay::{ImportOptions, ImportedGame, import_games};
 
 #[derive(Args)]
@@ -45,8 +46,13 @@ pub fn data(args: DataArgs) -> Result<()> {
 #[derive(Args)]
 pub struct ImportArgs {
     /// PGN files (ICCS, WXF, Chinese or Fairy-Stockfish movetext, one or many games each).
-    #[arg(long, num_args = 1.., required = true)]
+    #[arg(long, num_args = 1.., required_unless_present = "epd")]
     pgn: Vec<PathBuf>,
+    /// EPD or FEN files, one position a line: each position is a game starting there, its
+    /// moves the `pv` (or first `bm`) operation, its result the `result`/`c9` operation or a
+    /// trailing `[1.0]`/`[0.5]`/`[0.0]` (red's score); read after the PGN files.
+    #[arg(long, num_args = 1..)]
+    epd: Vec<PathBuf>,
     /// Output directory for the games and samples shards (rerun with it to resume).
     #[arg(long)]
     out: PathBuf,
@@ -82,6 +88,19 @@ pub fn import(args: ImportArgs) -> Result<()> {
                     opening: pgn.tag("Opening").map(str::to_string),
                 }),
                 Err(e) => unreadable.push(format!("{} game {}: {e}", path.display(), i + 1)),
+            }
+        }
+    }
+    for path in &args.epd {
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        for (index, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            match EpdRecord::parse(line).and_then(|record| ImportedGame::from_epd(&record)) {
+                Ok(game) => games.push(game),
+                Err(e) => unreadable.push(format!("{} line {}: {e}", path.display(), index + 1)),
             }
         }
     }

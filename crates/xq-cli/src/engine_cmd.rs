@@ -85,7 +85,8 @@ pub fn engine(args: EngineArgs) -> Result<()> {
     };
     let config =
         ServerConfig { seed: args.seed, visits: Some(visits), rules, ..ServerConfig::new(protocol, &name) };
-    serve(std::io::stdin().lock(), std::io::stdout().lock(), Box::new(player), config)?;
+    // Stdin and Stdout rather than their locks: the server reads on a thread of its own.
+    serve(std::io::BufReader::new(std::io::stdin()), std::io::stdout(), Box::new(player), config)?;
     Ok(())
 }
 

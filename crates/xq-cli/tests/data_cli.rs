@@ -112,3 +112,65 @@ fn bad_inputs_are_errors_not_panics() {
     assert_eq!(run.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&run.stderr).contains("not PGN"));
 }
+
+/// A position suite: a mate on the board, a best move with a `c9` result, a variation with a
+/// tuning-set `[0.5]` label, a position without a label, and a broken line.
+const SUITE: &str = r#"# labelled positions
+3k5/3R5/3R5/9/9/9/9/9/9/4K4 b - - id "mated";
+rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - id "opening"; bm h2e2; c9 "1-0";
+rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1 pv h2e2 H8+7; [0.5]
+rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - bm h2e2;
+3k5/9 w - - bm h2e2;
+"#;
+
+#[test]
+fn an_epd_suite_becomes_judged_games_and_samples() {
+    let dir = tempfile::tempdir().unwrap();
+    let epd = dir.path().join("suite.epd");
+    std::fs::write(&epd, SUITE).unwrap();
+    let out = dir.path().join("positions");
+    let args = ["import", "--epd", epd.to_str().unwrap(), "--out", out.to_str().unwrap(), "--json"];
+    let summary = xq_json(&args);
+    assert_eq!((summary["read"].as_u64(), summary["games"].as_u64()), (Some(5), Some(3)), "{summary}");
+    assert_eq!(summary["unfinished"], 1, "a position without a label or an ending: {summary}");
+    assert_eq!(summary["rejected"].as_array().unwrap().len(), 1, "{summary}");
+    assert!(summary["rejected"][0].as_str().unwrap().contains("line 6"), "{summary}");
+    assert_eq!(summary["endings"]["checkmate"], 1, "{summary}");
+    assert_eq!(summary["endings"]["resignation"], 1, "{summary}");
+    assert_eq!(summary["endings"]["draw_adjudication"], 1, "{summary}");
+    assert_eq!(summary["positions"], 1 + 2, "{summary}");
+
+    let games = xq_data::read_games_dir(&out).unwrap().rows;
+    let mated = games.iter().find(|g| g.opening.as_deref() == Some("mated")).unwrap();
+    assert_eq!((mated.result, mated.plies()), (xq_core::GameResult::RedWins, 0));
+    let opening = games.iter().find(|g| g.opening.as_deref() == Some("opening")).unwrap();
+    assert_eq!(
+        (opening.moves_wxf.as_slice(), opening.article.as_str()),
+        (&["C2=5".to_string()][..], "4.1.9")
+    );
+    let drawn = games.iter().find(|g| g.plies() == 2).unwrap();
+    assert_eq!(drawn.result, xq_core::GameResult::Draw);
+    assert_eq!(drawn.moves_wxf, ["C2=5", "N8+7"]);
+    let samples = xq_data::read_samples_dir(&out).unwrap().rows;
+    assert_eq!(samples.len(), 3);
+    assert!(samples.iter().all(|s| s.policy == vec![(s.move_played, 1.0)]));
+
+    // PGN and EPD in one import; a rerun resumes.
+    let pgn = dir.path().join("collection.pgn");
+    std::fs::write(&pgn, COLLECTION).unwrap();
+    let both = dir.path().join("both");
+    let args = [
+        "import",
+        "--pgn",
+        pgn.to_str().unwrap(),
+        "--epd",
+        epd.to_str().unwrap(),
+        "--out",
+        both.to_str().unwrap(),
+        "--json",
+    ];
+    let summary = xq_json(&args);
+    assert_eq!((summary["read"].as_u64(), summary["games"].as_u64()), (Some(9), Some(5)), "{summary}");
+    let again = xq_json(&args);
+    assert_eq!((again["resumed"].as_u64(), again["positions"].as_u64()), (Some(5), Some(0)), "{again}");
+}

@@ -199,3 +199,54 @@ fn xq_engine_plays_with_a_checkpoint() {
         assert_eq!(info.as_ref().unwrap().nodes, Some(8));
     }
 }
+
+#[test]
+fn xq_engine_analyses_until_stop() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    // Before: `go infinite` searched the `--visits` budget and held its answer; `stop` could
+    // only release it. Now the search runs until `stop`, and `isready` is answered during it.
+    let mut engine = Command::new(XQ)
+        .args(["engine", "--evaluator", "material", "--visits", "16"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = engine.stdin.take().unwrap();
+    let (sender, answers) = std::sync::mpsc::channel();
+    let output = engine.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(output).lines().map_while(Result::ok) {
+            let _ = sender.send(line);
+        }
+    });
+    let read_until = |prefix: &str| -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            let line = answers.recv_timeout(Duration::from_secs(60)).unwrap_or_else(|_| panic!("{lines:?}"));
+            let done = line.starts_with(prefix);
+            lines.push(line);
+            if done {
+                return lines;
+            }
+        }
+    };
+    writeln!(input, "uci").unwrap();
+    read_until("uciok");
+    writeln!(input, "position startpos\ngo infinite").unwrap();
+    input.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    writeln!(input, "isready").unwrap();
+    input.flush().unwrap();
+    let searching = read_until("readyok");
+    assert!(!searching.iter().any(|l| l.starts_with("bestmove")), "{searching:?}");
+    writeln!(input, "stop").unwrap();
+    input.flush().unwrap();
+    let answer = read_until("bestmove");
+    let info = answer.iter().find(|l| l.starts_with("info depth")).unwrap();
+    let nodes: u64 = info.split_whitespace().skip_while(|w| *w != "nodes").nth(1).unwrap().parse().unwrap();
+    assert!(nodes > 16, "it searched past its visit budget until stop: {info}");
+    writeln!(input, "quit").unwrap();
+    drop(input);
+    assert!(engine.wait().unwrap().success());
+}

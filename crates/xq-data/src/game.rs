@@ -5,10 +5,11 @@ use arrow_array::builder::{ListBuilder, StringBuilder, UInt32Builder, UInt64Buil
 use arrow_array::{Array, ListArray, RecordBatch, StringArray, UInt64Array};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use std::sync::{Arc, LazyLock};
-use xq_core::{Color, GameResult, Move, RuleSet, Termination};
+use xq_core::{Color, GameResult, Move, Position, RuleSet, Termination, notation};
 
-/// The schema version of the `games` table this build writes and reads.
-pub const GAMES_SCHEMA_VERSION: u32 = 1;
+/// The schema version of the `games` table this build writes and reads. Version 2 added
+/// `moves_wxf`; version 1 shards are still read, their WXF moves rendered from the ICCS ones.
+pub const GAMES_SCHEMA_VERSION: u32 = 2;
 
 /// One finished game: its moves, how it started and ended, and who played it. Every field is
 /// one column of the `games` table (`docs/DATA.md`); the `plies` column is written from
@@ -22,6 +23,9 @@ pub struct GameRecord {
     /// The same moves in Chinese notation (炮二平五), rendered by the caller; either empty or
     /// exactly one entry per move.
     pub moves_chinese: Vec<String>,
+    /// The same moves in WXF notation (`C2=5`), rendered by the caller; either empty or
+    /// exactly one entry per move.
+    pub moves_wxf: Vec<String>,
     /// The opening's name, if the game started from a named opening.
     pub opening: Option<String>,
     /// The FEN the game started from.
@@ -51,16 +55,51 @@ impl GameRecord {
     pub fn plies(&self) -> usize {
         self.moves.len()
     }
+
+    /// The moves in Chinese and in WXF notation, played from `start_fen`; `None` when the
+    /// FEN or a move is not legal.
+    ///
+    /// ```
+    /// use xq_core::{Move, START_FEN};
+    /// use xq_data::GameRecord;
+    ///
+    /// let moves: Vec<Move> = ["h2e2", "h9g7"].iter().map(|m| m.parse().unwrap()).collect();
+    /// let (chinese, wxf) = GameRecord::render_moves(START_FEN, &moves).unwrap();
+    /// assert_eq!(chinese, ["炮二平五", "马8进7"]);
+    /// assert_eq!(wxf, ["C2=5", "N8+7"]);
+    /// ```
+    pub fn render_moves(start_fen: &str, moves: &[Move]) -> Option<(Vec<String>, Vec<String>)> {
+        let mut position = Position::from_fen(start_fen).ok()?;
+        let mut chinese = Vec::with_capacity(moves.len());
+        let mut wxf = Vec::with_capacity(moves.len());
+        for &mv in moves {
+            if !position.is_legal(mv) {
+                return None;
+            }
+            chinese.push(notation::chinese(&position, mv));
+            wxf.push(notation::wxf(&position, mv));
+            position.make(mv);
+        }
+        Some((chinese, wxf))
+    }
 }
 
-static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
+/// The columns through `moves_chinese`, which every version has.
+fn leading_columns() -> Vec<Field> {
     use DataType::{UInt32, UInt64, Utf8};
-    let required = |name: &str, ty: DataType| Field::new(name, ty, false);
-    Arc::new(Schema::new(vec![
-        required("game_id", UInt64),
-        required("plies", UInt32),
+    vec![
+        Field::new("game_id", UInt64, false),
+        Field::new("plies", UInt32, false),
         list_field("moves_iccs", Utf8),
         list_field("moves_chinese", Utf8),
+    ]
+}
+
+/// The columns after the move lists, which every version has.
+fn trailing_columns() -> Vec<Field> {
+    use DataType::{UInt64, Utf8};
+    let required = |name: &str, ty: DataType| Field::new(name, ty, false);
+    vec![
         Field::new("opening", Utf8, true),
         required("start_fen", Utf8),
         required("result", Utf8),
@@ -72,7 +111,21 @@ static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
         required("model_black", Utf8),
         required("seed", UInt64),
         required("config_hash", Utf8),
-    ]))
+    ]
+}
+
+static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
+    let mut fields = leading_columns();
+    fields.push(list_field("moves_wxf", DataType::Utf8));
+    fields.extend(trailing_columns());
+    Arc::new(Schema::new(fields))
+});
+
+/// Version 1: no `moves_wxf`.
+static SCHEMA_V1: LazyLock<SchemaRef> = LazyLock::new(|| {
+    let mut fields = leading_columns();
+    fields.extend(trailing_columns());
+    Arc::new(Schema::new(fields))
 });
 
 impl Table for GameRecord {
@@ -81,6 +134,10 @@ impl Table for GameRecord {
 
     fn arrow_schema() -> SchemaRef {
         SCHEMA.clone()
+    }
+
+    fn older_schema(version: u32) -> Option<SchemaRef> {
+        (version == 1).then(|| SCHEMA_V1.clone())
     }
 }
 
@@ -101,6 +158,13 @@ impl Codec for GameRecord {
                 format!("{chinese} Chinese moves for {moves} moves (give one per move or none)"),
             ));
         }
+        if !r.moves_wxf.is_empty() && r.moves_wxf.len() != r.moves.len() {
+            let (wxf, moves) = (r.moves_wxf.len(), r.moves.len());
+            return Err((
+                "moves_wxf",
+                format!("{wxf} WXF moves for {moves} moves (give one per move or none)"),
+            ));
+        }
         if u32::try_from(r.moves.len()).is_err() {
             return Err(("plies", format!("{} plies", r.moves.len())));
         }
@@ -113,6 +177,7 @@ impl Codec for GameRecord {
         let mut plies = UInt32Builder::with_capacity(n);
         let mut iccs = ListBuilder::new(StringBuilder::new()).with_field(list_item(DataType::Utf8));
         let mut chinese = ListBuilder::new(StringBuilder::new()).with_field(list_item(DataType::Utf8));
+        let mut wxf = ListBuilder::new(StringBuilder::new()).with_field(list_item(DataType::Utf8));
         let mut opening = StringBuilder::new();
         let mut must_vary = StringBuilder::new();
         let mut seed = UInt64Builder::with_capacity(n);
@@ -129,6 +194,10 @@ impl Codec for GameRecord {
                 chinese.values().append_value(text);
             }
             chinese.append(true);
+            for text in &r.moves_wxf {
+                wxf.values().append_value(text);
+            }
+            wxf.append(true);
             opening.append_option(r.opening.as_deref());
             must_vary.append_option(r.must_vary.map(Color::name));
             seed.append_value(r.seed);
@@ -138,6 +207,7 @@ impl Codec for GameRecord {
             arc(plies.finish()),
             arc(iccs.finish()),
             arc(chinese.finish()),
+            arc(wxf.finish()),
             arc(opening.finish()),
             arc(strings(rows, |r| &r.start_fen)),
             arc(strings(rows, |r| r.result.pgn())),
@@ -154,7 +224,7 @@ impl Codec for GameRecord {
     }
 
     fn from_batch(batch: &RecordBatch, first: usize, out: &mut Vec<GameRecord>) -> Result<(), CodecError> {
-        let schema = GameRecord::arrow_schema();
+        let schema = batch.schema();
         for (field, c) in schema.fields().iter().zip(batch.columns()) {
             if !field.is_nullable() {
                 no_nulls(c.as_ref(), field.name(), first)?;
@@ -163,6 +233,11 @@ impl Codec for GameRecord {
         let game_id = column::<UInt64Array>(batch, "game_id", first)?;
         let iccs = column::<ListArray>(batch, "moves_iccs", first)?;
         let chinese = column::<ListArray>(batch, "moves_chinese", first)?;
+        // Absent from version 1 shards: rendered from the moves instead.
+        let wxf = match schema.column_with_name("moves_wxf") {
+            Some(_) => Some(column::<ListArray>(batch, "moves_wxf", first)?),
+            None => None,
+        };
         let opening = column::<StringArray>(batch, "opening", first)?;
         let start_fen = column::<StringArray>(batch, "start_fen", first)?;
         let result = column::<StringArray>(batch, "result", first)?;
@@ -191,6 +266,12 @@ impl Codec for GameRecord {
                 .map(|t| t.parse::<Move>().map_err(|e| bad(row, "moves_iccs", e.to_string())))
                 .collect::<Result<Vec<Move>, _>>()?;
             let moves_chinese = list_strings(chinese, "moves_chinese", row, i)?;
+            let moves_wxf = match wxf {
+                Some(wxf) => list_strings(wxf, "moves_wxf", row, i)?,
+                None => GameRecord::render_moves(start_fen.value(i), &moves)
+                    .map(|(_, wxf)| wxf)
+                    .unwrap_or_default(),
+            };
             let text = result.value(i);
             let result: GameResult =
                 text.parse().map_err(|e: xq_core::ParseError| bad(row, "result", e.to_string()))?;
@@ -210,6 +291,7 @@ impl Codec for GameRecord {
                 game_id: game_id.value(i),
                 moves,
                 moves_chinese,
+                moves_wxf,
                 opening: (!opening.is_null(i)).then(|| opening.value(i).to_string()),
                 start_fen: start_fen.value(i).to_string(),
                 result,

@@ -428,8 +428,9 @@ fn read_verified(path: &Path) -> Result<Bytes> {
     Ok(Bytes::from(bytes))
 }
 
-/// Checks the key-value metadata names table `T` at this build's schema version.
-fn check_table<T: Table>(path: &Path, key_values: Option<&Vec<KeyValue>>) -> Result<()> {
+/// Checks the key-value metadata names table `T` at a schema version this build reads, and
+/// returns that version's columns.
+fn check_table<T: Table>(path: &Path, key_values: Option<&Vec<KeyValue>>) -> Result<arrow_schema::SchemaRef> {
     let lookup = |key: &'static str| {
         key_values
             .and_then(|kv| kv.iter().find(|k| k.key == key))
@@ -441,19 +442,20 @@ fn check_table<T: Table>(path: &Path, key_values: Option<&Vec<KeyValue>>) -> Res
         return Err(DataError::WrongTable { path: path.to_path_buf(), expected: T::NAME, found: table });
     }
     let version = lookup(KEY_SCHEMA_VERSION)?;
-    if version.trim().parse::<u32>().ok() != Some(T::SCHEMA_VERSION) {
-        return Err(DataError::SchemaVersion {
-            path: path.to_path_buf(),
-            table: T::NAME,
-            found: version,
-            expected: T::SCHEMA_VERSION,
-        });
-    }
-    Ok(())
+    let schema = match version.trim().parse::<u32>() {
+        Ok(v) if v == T::SCHEMA_VERSION => Some(T::arrow_schema()),
+        Ok(v) => T::older_schema(v),
+        Err(_) => None,
+    };
+    schema.ok_or_else(|| DataError::SchemaVersion {
+        path: path.to_path_buf(),
+        table: T::NAME,
+        found: version,
+        expected: T::SCHEMA_VERSION,
+    })
 }
 
-fn check_columns<T: Table>(path: &Path, found: &arrow_schema::Schema) -> Result<()> {
-    let expected = T::arrow_schema();
+fn check_columns(path: &Path, found: &arrow_schema::Schema, expected: &arrow_schema::Schema) -> Result<()> {
     let mismatch = |detail: String| DataError::SchemaMismatch { path: path.to_path_buf(), detail };
     if found.fields().len() != expected.fields().len() {
         return Err(mismatch(format!(
@@ -485,8 +487,8 @@ pub fn read_shard<T: Table>(path: &Path) -> Result<Vec<T>> {
 pub(crate) fn read_shard_from<T: Table>(path: &Path, offset: usize) -> Result<Vec<T>> {
     let bytes = read_verified(path)?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(bytes).map_err(parquet_err(path))?;
-    check_table::<T>(path, builder.metadata().file_metadata().key_value_metadata())?;
-    check_columns::<T>(path, builder.schema())?;
+    let expected = check_table::<T>(path, builder.metadata().file_metadata().key_value_metadata())?;
+    check_columns(path, builder.schema(), &expected)?;
     let total = usize::try_from(builder.metadata().file_metadata().num_rows()).unwrap_or(0);
     let reader = builder.with_batch_size(8192).with_offset(offset).build().map_err(parquet_err(path))?;
     let mut rows = Vec::with_capacity(total.saturating_sub(offset));

@@ -15,6 +15,12 @@ pub trait Table: Sized + private::Codec {
     const SCHEMA_VERSION: u32;
     /// The Arrow schema of the table (without the key-value metadata).
     fn arrow_schema() -> SchemaRef;
+    /// The schema of an older version this build still reads, `None` for a version it does
+    /// not read. The current version's schema is [`Table::arrow_schema`].
+    fn older_schema(version: u32) -> Option<SchemaRef> {
+        let _ = version;
+        None
+    }
 }
 
 pub(crate) mod private {

@@ -78,6 +78,7 @@ fn pyarrow_reads_both_tables() {
     let moves: Vec<String> = games[0].moves.iter().map(|m| m.iccs()).collect();
     assert_eq!(summary["moves_iccs"], serde_json::json!(moves));
     assert_eq!(summary["moves_chinese"], serde_json::json!(games[0].moves_chinese));
+    assert_eq!(summary["moves_wxf"], serde_json::json!(games[0].moves_wxf));
     assert_eq!(summary["termination"], games[0].termination.name());
     let openings: Vec<Option<&str>> = games.iter().map(|g| g.opening.as_deref()).collect();
     assert_eq!(summary["openings"], serde_json::json!(openings));

@@ -57,6 +57,8 @@ fn games_round_trip() {
     games[1].moves_chinese.clear();
     games[2].moves.clear();
     games[2].moves_chinese.clear();
+    games[2].moves_wxf.clear();
+    games[3].moves_wxf.clear();
     let mut writer = GameWriter::create(dir.path(), small_shards(4)).unwrap();
     writer.extend(games.iter().cloned()).unwrap();
     assert_eq!(writer.finish().unwrap().len(), 3);
@@ -305,4 +307,35 @@ fn read_dir_is_generic_over_tables() {
     writer.finish().unwrap();
     assert_eq!(read_dir::<GameRecord>(dir.path()).unwrap().rows, games);
     assert_eq!(read_dir::<Sample>(dir.path()).unwrap().rows, samples);
+}
+
+#[test]
+fn version_1_games_shards_are_read_with_their_wxf_moves_rendered() {
+    // data/fixtures/games-v1: `xq import` of two games by a build before `moves_wxf`.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/fixtures/games-v1");
+    let read = read_games_dir(&dir).unwrap();
+    assert!(read.skipped.is_empty(), "{:?}", read.skipped);
+    assert_eq!(read.rows.len(), 2);
+    let first = &read.rows[0];
+    assert_eq!(first.moves.len(), 6);
+    assert_eq!(first.moves_wxf, ["C2=5", "N8+7", "N2+3", "R9=8", "R1=2", "N2+3"]);
+    assert_eq!(first.moves_chinese[0], "炮二平五");
+    assert_eq!(read.rows[1].moves_wxf, ["C8=5", "N2+3", "N8+7"]);
+
+    // Rewritten, they are version 2 shards with the same rows.
+    let out = tempfile::tempdir().unwrap();
+    let mut writer = GameWriter::create(out.path(), WriterOptions::default()).unwrap();
+    writer.extend(read.rows.iter().cloned()).unwrap();
+    writer.finish().unwrap();
+    assert_eq!(read_games_dir(out.path()).unwrap().rows, read.rows);
+}
+
+#[test]
+fn wxf_moves_must_match_the_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut games, _) = random_games(2, 3, 20);
+    let mut writer = GameWriter::create(dir.path(), WriterOptions::default()).unwrap();
+    games[0].moves_wxf.pop();
+    let err = writer.push(games[0].clone()).unwrap_err();
+    assert!(err.to_string().contains("moves_wxf"), "{err}");
 }

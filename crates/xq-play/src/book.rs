@@ -12,6 +12,7 @@
 //! positions, so endgame tests and opening suites run in every event format, in self-play and
 //! in the loop.
 
+use crate::epd::EpdRecord;
 use crate::opening::Opening;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -231,9 +232,10 @@ impl Book {
                 continue;
             }
             let bad = |why: String| BookError::SuiteLine { line: index + 1, why };
-            let (fen, operations) = split_epd(line).map_err(|w| bad(w.to_string()))?;
-            let game = Game::from_fen(&fen, GameRules::default()).map_err(|e| bad(e.to_string()))?;
-            let id = epd_id(operations).unwrap_or_else(|| format!("pos-{}", index + 1));
+            let record = EpdRecord::parse(line).map_err(|e| bad(e.to_string()))?;
+            let game = Game::from_fen(&record.fen, GameRules::default()).map_err(|e| bad(e.to_string()))?;
+            let id = record.id().map_or_else(|| format!("pos-{}", index + 1), str::to_string);
+            let fen = record.fen;
             openings.push(BookEntry {
                 id,
                 name_zh: String::new(),
@@ -296,52 +298,6 @@ impl Book {
     pub fn get(&self, index: usize) -> Option<&BookEntry> {
         self.openings.get(index)
     }
-}
-
-/// A suite line's FEN (clocks `0 1` when absent) and the EPD operations after it.
-fn split_epd(line: &str) -> Result<(String, &str), &'static str> {
-    let mut rest = line;
-    let mut next = || {
-        rest = rest.trim_start();
-        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-        let (word, tail) = rest.split_at(end);
-        rest = tail;
-        word
-    };
-    let (board, side) = (next(), next());
-    if board.is_empty() || side.is_empty() {
-        return Err("expected a board and a side to move");
-    }
-    let mut fields = vec![board.to_string(), side.to_string()];
-    let mut after = rest;
-    // Castling and en passant, which Xiangqi leaves as `-`, then the optional clocks.
-    for _ in 0..2 {
-        let word = after.split_whitespace().next();
-        if word == Some("-") {
-            after = after.trim_start().strip_prefix('-').unwrap_or(after);
-        }
-    }
-    let words: Vec<&str> = after.split_whitespace().take(2).collect();
-    let clocks = words.len() == 2 && words.iter().all(|w| w.parse::<u32>().is_ok());
-    if clocks {
-        fields.extend(["-".to_string(), "-".to_string(), words[0].to_string(), words[1].to_string()]);
-        let skip = after.trim_start();
-        let skip = skip[words[0].len()..].trim_start();
-        after = &skip[words[1].len()..];
-    } else {
-        fields.extend(["-", "-", "0", "1"].map(String::from));
-    }
-    Ok((fields.join(" "), after.trim()))
-}
-
-/// The value of an EPD `id` operation (`id "name";`).
-fn epd_id(operations: &str) -> Option<String> {
-    operations.split(';').find_map(|op| {
-        let op = op.trim();
-        let value = op.strip_prefix("id")?.trim();
-        let value = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
-        (!value.is_empty()).then(|| value.to_string())
-    })
 }
 
 #[cfg(test)]

@@ -36,6 +36,7 @@ mod baseline;
 mod book;
 mod clock;
 pub mod engine;
+pub mod epd;
 mod mcts;
 mod opening;
 mod player;
@@ -47,7 +48,9 @@ pub use clock::{Clock, Clocks, OutOfTime, RunningClock, TimeControl, TimeControl
 pub use engine::{Engine, EngineConfig, EngineServer, Protocol, ServerConfig};
 pub use mcts::MctsPlayer;
 pub use opening::{Opening, OpeningError};
-pub use player::{GameStart, MATE_CENTIPAWNS, MoveChoice, Player, PlayerError, Score, SearchLimits};
+pub use player::{
+    GameStart, MATE_CENTIPAWNS, MoveChoice, Player, PlayerError, Score, SearchLimits, StopSignal,
+};
 pub use runner::{
     DEFAULT_MAX_PLIES, DrawAdjudication, GameOptions, GameRecord, MoveInfo, ReplayError, ResignAdjudication,
     play_game,

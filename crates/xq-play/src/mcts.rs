@@ -19,7 +19,9 @@ use xq_mcts::{Evaluator, Search, SearchParams};
 ///   margin), and its visit budget is what the last searches' speed fits into the time, so
 ///   a Gumbel search still runs its whole sequential-halving schedule. With
 ///   [`SearchLimits::depth`] it stops once its principal variation (the most visited line,
-///   [`Search::principal_depth`]) is that many plies long. Nodes do not apply to it.
+///   [`Search::principal_depth`]) is that many plies long. It stops when
+///   [`SearchLimits::stop`] is signalled, and an [`SearchLimits::infinite`] search without
+///   visits gets the largest budget the tree's memory allows. Nodes do not apply to it.
 /// * **Report**: the move comes with the root value, the principal variation (its length is
 ///   the depth), the longest line searched (seldepth) and the visits.
 /// * **Tree reuse**: when the game continued from the position of its last search by the
@@ -164,6 +166,7 @@ impl Player for MctsPlayer {
                 (fit.min(f64::from(cap))) as u32
             }
             (Some(_), None) if limits.visits.is_none() => MAX_TIMED_VISITS,
+            (None, _) if limits.infinite && limits.visits.is_none() => MAX_TIMED_VISITS,
             _ => visits,
         };
         self.sync_root(game)?;
@@ -173,9 +176,12 @@ impl Player for MctsPlayer {
         search.set_visits(budget);
         search.restrict_root(allowed);
         let depth = limits.depth;
+        let stop = limits.stop.as_ref();
         let result = search
             .run_while(self.evaluator.as_mut(), |s| {
-                deadline.is_none_or(|d| Instant::now() < d) && depth.is_none_or(|d| s.principal_depth() < d)
+                deadline.is_none_or(|d| Instant::now() < d)
+                    && depth.is_none_or(|d| s.principal_depth() < d)
+                    && stop.is_none_or(|signal| !signal.is_stopped())
             })
             .map_err(crashed)?;
         let seconds = started.elapsed().as_secs_f64();

@@ -2,14 +2,16 @@
 //! ([`MoveChoice`]), and how it can fail ([`PlayerError`]).
 
 use std::fmt;
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 use thiserror::Error;
 use xq_core::{Color, Game, Move};
 
 /// How much a player may search for one move. Every field is optional; each player uses those
 /// that apply to it (alpha-beta: depth, nodes, movetime; MCTS: visits, movetime; engines:
 /// depth, nodes, movetime) and falls back to its own default when none does.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SearchLimits {
     /// Maximum search depth in plies.
     pub depth: Option<u32>,
@@ -24,12 +26,25 @@ pub struct SearchLimits {
     /// manage a clock; a player that does (an engine, which is sent `wtime`/`btime`) reads
     /// this instead.
     pub clocks: Option<crate::Clocks>,
+    /// Search until stopped (`go infinite`, `go ponder`): the player's own default budget does
+    /// not apply, only the other limits, [`SearchLimits::stop`] and the bounds of its memory.
+    pub infinite: bool,
+    /// Ends the search early when signalled from another thread; players that search for long
+    /// (MCTS, alpha-beta) check it, the others finish too quickly to need it.
+    pub stop: Option<StopSignal>,
 }
 
 impl SearchLimits {
     /// No limit given: each player uses its default.
-    pub const NONE: SearchLimits =
-        SearchLimits { depth: None, nodes: None, movetime: None, visits: None, clocks: None };
+    pub const NONE: SearchLimits = SearchLimits {
+        depth: None,
+        nodes: None,
+        movetime: None,
+        visits: None,
+        clocks: None,
+        infinite: false,
+        stop: None,
+    };
 
     /// Limits the depth.
     pub const fn depth(depth: u32) -> SearchLimits {
@@ -49,6 +64,97 @@ impl SearchLimits {
     /// Limits the tree-search visits.
     pub const fn visits(visits: u32) -> SearchLimits {
         SearchLimits { visits: Some(visits), ..SearchLimits::NONE }
+    }
+}
+
+/// Ends a running search from another thread: at once ([`StopSignal::stop`], a GUI's
+/// `stop`) or after a time from now ([`StopSignal::stop_after`]: `ponderhit` turns a ponder
+/// search into a timed one). Clones share one signal; a search sees it through
+/// [`SearchLimits::stop`] and checks [`StopSignal::is_stopped`] as it goes.
+///
+/// ```
+/// use std::time::Duration;
+/// use xq_play::StopSignal;
+///
+/// let signal = StopSignal::new();
+/// let seen_by_search = signal.clone();
+/// assert!(!seen_by_search.is_stopped());
+/// signal.stop_after(Duration::from_secs(3600));
+/// assert!(!seen_by_search.is_stopped());
+/// signal.stop();
+/// assert!(seen_by_search.is_stopped());
+/// signal.reset();
+/// assert!(!seen_by_search.is_stopped());
+/// ```
+#[derive(Clone, Debug)]
+pub struct StopSignal(Arc<StopState>);
+
+#[derive(Debug)]
+struct StopState {
+    created: Instant,
+    /// Microseconds after `created` from which the search is stopped; `NEVER` when not.
+    stop_at_micros: AtomicU64,
+}
+
+impl StopSignal {
+    const NEVER: u64 = u64::MAX;
+
+    /// A signal not given yet.
+    pub fn new() -> StopSignal {
+        StopSignal(Arc::new(StopState {
+            created: Instant::now(),
+            stop_at_micros: AtomicU64::new(Self::NEVER),
+        }))
+    }
+
+    /// Stops the search now.
+    pub fn stop(&self) {
+        self.0.stop_at_micros.store(0, Ordering::Release);
+    }
+
+    /// Stops the search `time` from now, or sooner when it was already due to stop sooner.
+    pub fn stop_after(&self, time: Duration) {
+        let at = self.micros_now().saturating_add(u64::try_from(time.as_micros()).unwrap_or(u64::MAX - 1));
+        self.0.stop_at_micros.fetch_min(at.min(Self::NEVER - 1), Ordering::AcqRel);
+    }
+
+    /// Withdraws the signal, for the next search.
+    pub fn reset(&self) {
+        self.0.stop_at_micros.store(Self::NEVER, Ordering::Release);
+    }
+
+    /// Whether the search must stop now.
+    pub fn is_stopped(&self) -> bool {
+        match self.0.stop_at_micros.load(Ordering::Acquire) {
+            Self::NEVER => false,
+            0 => true,
+            at => self.micros_now() >= at,
+        }
+    }
+
+    fn micros_now(&self) -> u64 {
+        u64::try_from(self.0.created.elapsed().as_micros()).unwrap_or(Self::NEVER - 1)
+    }
+}
+
+impl Default for StopSignal {
+    fn default() -> StopSignal {
+        StopSignal::new()
+    }
+}
+
+/// Two handles are equal when they share one signal.
+impl PartialEq for StopSignal {
+    fn eq(&self, other: &StopSignal) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for StopSignal {}
+
+impl std::hash::Hash for StopSignal {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::ptr::hash(Arc::as_ptr(&self.0), state);
     }
 }
 

@@ -42,7 +42,7 @@ pub struct DrawAdjudication {
 pub const DEFAULT_MAX_PLIES: u32 = 400;
 
 /// How the runner conducts one game, beyond the rules.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GameOptions {
     /// Limits for the red player.
     pub red_limits: SearchLimits,
@@ -289,10 +289,10 @@ pub fn play_game(
                     SearchLimits {
                         clocks: Some(Clocks { own, opponent }),
                         movetime: Some(limits.movetime.map_or(own.move_time(), |t| t.min(own.move_time()))),
-                        ..*limits
+                        ..limits.clone()
                     }
                 }
-                None => *limits,
+                None => limits.clone(),
             };
             let started = Instant::now();
             let answer = ask(players[side.index()], &game, &asked);

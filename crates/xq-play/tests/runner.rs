@@ -180,7 +180,7 @@ impl Player for Sleeper {
         Ok(())
     }
     fn choose_move(&mut self, game: &Game, limits: &SearchLimits) -> Result<MoveChoice, PlayerError> {
-        self.seen.push(*limits);
+        self.seen.push(limits.clone());
         std::thread::sleep(self.per_move);
         Ok(MoveChoice::new(game.position().legal_moves()[0]))
     }

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use thiserror::Error;
-use xq_core::{Color, Game, GameResult, Outcome, Termination, notation};
+use xq_core::{Color, Game, GameResult, Outcome, Termination};
 use xq_data::{GameRecord, Sample, WriterOptions};
 use xq_mcts::{EvalBatch, EvalResults, Evaluator, Search, SearchResult, Step, evaluate_batch};
 use xq_play::{Opening, derive_seed};
@@ -360,15 +360,16 @@ pub(crate) fn finish_game_record(
 ) -> (GameRecord, Vec<Sample>) {
     let FinishedGame { game_id, seed, game, mut samples, opening, would_have_resigned } = finished;
     label_samples(&mut samples, &outcome);
-    let positions = game.positions();
-    let moves_chinese =
-        game.moves().iter().enumerate().map(|(i, &m)| notation::chinese(&positions[i], m)).collect();
+    let start_fen = xq_core::write_fen(game.start(), 0, 1);
+    // The game's moves are legal by construction, so both renderings are there.
+    let (moves_chinese, moves_wxf) = GameRecord::render_moves(&start_fen, game.moves()).unwrap_or_default();
     let record = GameRecord {
         game_id,
         moves: game.moves().to_vec(),
         moves_chinese,
+        moves_wxf,
         opening,
-        start_fen: xq_core::write_fen(game.start(), 0, 1),
+        start_fen,
         result: outcome.result,
         termination: outcome.reason,
         article: outcome.article.to_string(),

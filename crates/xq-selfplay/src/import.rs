@@ -1,4 +1,5 @@
-//! Game collections as labelled data: games played elsewhere (PGN, read by the caller) become
+//! Game collections as labelled data: games played elsewhere (PGN, read by the caller) and
+//! position sets (EPD or FEN, [`ImportedGame::from_epd`]) become
 //! rows of the games and samples tables, every ending judged by xq-core's rules, so a trainer
 //! can start from them (`xq import`, then `xq train --data`).
 //!
@@ -13,8 +14,9 @@ use crate::driver::{ResumeState, SelfplayError, label_samples, write_shard_pair}
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
-use xq_core::{Color, Game, GameResult, GameRules, Move, Outcome, Termination, notation};
+use xq_core::{Color, Game, GameResult, GameRules, Move, Outcome, Termination};
 use xq_data::{GameRecord, Sample, WriterOptions};
+use xq_play::epd::{EpdError, EpdRecord};
 
 /// The `config_hash` of imported rows: they come from no configuration.
 pub const IMPORT_CONFIG_HASH: &str = "import";
@@ -34,6 +36,30 @@ pub struct ImportedGame {
     pub black: String,
     /// The opening's name, if the collection gives one.
     pub opening: Option<String>,
+}
+
+impl ImportedGame {
+    /// A position of an EPD or FEN file as a game that starts there: its moves are the
+    /// record's `pv` (or its first `bm`), its declared result the record's label (`result`,
+    /// `c9` or a `[score]` bracket), its opening name the record's `id`. The judge then ends
+    /// it as it ends any game: a mate or stalemate on the board (or after the moves) is its
+    /// result whatever the label says, an open position takes the label, and an open position
+    /// without a label is left out as unfinished. Each position from which a move is played
+    /// becomes a sample; a position without a move gives its games row only (a sample needs
+    /// the move played from it).
+    ///
+    /// # Errors
+    /// [`EpdError`] for a bad label or an unreadable move.
+    pub fn from_epd(record: &EpdRecord) -> Result<ImportedGame, EpdError> {
+        Ok(ImportedGame {
+            start_fen: record.fen.clone(),
+            moves: record.moves()?,
+            declared: record.result()?,
+            red: "?".to_string(),
+            black: "?".to_string(),
+            opening: record.id().map(str::to_string),
+        })
+    }
 }
 
 /// How to import.
@@ -124,18 +150,15 @@ fn judge(imported: &ImportedGame, game_id: u64, rules: GameRules) -> Judged {
         // it into the value target changes nothing.
         sample.root_wdl = sample.wdl_target;
     }
-    let positions = game.positions();
+    let start_fen = xq_core::write_fen(game.start(), 0, 1);
+    let (moves_chinese, moves_wxf) = GameRecord::render_moves(&start_fen, game.moves()).unwrap_or_default();
     let record = GameRecord {
         game_id,
         moves: game.moves().to_vec(),
-        moves_chinese: game
-            .moves()
-            .iter()
-            .enumerate()
-            .map(|(i, &m)| notation::chinese(&positions[i], m))
-            .collect(),
+        moves_chinese,
+        moves_wxf,
         opening: imported.opening.clone(),
-        start_fen: xq_core::write_fen(game.start(), 0, 1),
+        start_fen,
         result: outcome.result,
         termination: outcome.reason,
         article: outcome.article.to_string(),

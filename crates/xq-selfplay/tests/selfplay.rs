@@ -142,6 +142,7 @@ fn every_game_replays_legally_and_its_result_is_the_rules_verdict() {
             }
         }
         assert_eq!(record.moves_chinese.len(), record.moves.len());
+        assert_eq!(record.moves_wxf.len(), record.moves.len());
         // Every sample of the game carries the game's result from its mover's view.
         for s in samples.iter().filter(|s| s.game_id == record.game_id) {
             assert_eq!(s.result, record.result.score_for(s.side_to_move));

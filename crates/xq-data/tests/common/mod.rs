@@ -74,6 +74,11 @@ pub fn random_game(game_id: u64, seed: u64, max_plies: usize) -> (GameRecord, Ve
             .enumerate()
             .map(|(i, m)| format!("{}{}", ["炮二平五", "马8进7"][i % 2], m))
             .collect(),
+        moves_wxf: moves
+            .iter()
+            .enumerate()
+            .map(|(i, m)| format!("{}{}", ["C2=5", "H8+7"][i % 2], m))
+            .collect(),
         moves,
         opening: game_id.is_multiple_of(2).then(|| "中炮对屏风马".to_string()),
         start_fen: game.start().fen(),

@@ -114,7 +114,7 @@ impl Limits {
             nodes: self.nodes,
             movetime: self.movetime_ms.map(Duration::from_millis),
             visits: self.visits,
-            clocks: None,
+            ..SearchLimits::NONE
         }
     }
 

@@ -115,8 +115,8 @@ impl GameContext<'_> {
             }
         };
         let options = GameOptions {
-            red_limits: self.limits[g.red],
-            black_limits: self.limits[g.black],
+            red_limits: self.limits[g.red].clone(),
+            black_limits: self.limits[g.black].clone(),
             red_clock: self.clocks[g.red],
             black_clock: self.clocks[g.black],
             seed,

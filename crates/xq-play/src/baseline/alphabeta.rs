@@ -1,7 +1,7 @@
 //! A classical alpha-beta searcher: the strongest rung of the network-free ladder.
 
 use super::eval::{MATERIAL, delta_red, evaluate_red};
-use crate::player::{GameStart, MoveChoice, Player, PlayerError, Score, SearchLimits};
+use crate::player::{GameStart, MoveChoice, Player, PlayerError, Score, SearchLimits, StopSignal};
 use std::time::Instant;
 use xq_core::{Color, Game, MAX_MOVES, Move, MoveList, Piece, PieceKind, Position, Square};
 
@@ -115,8 +115,9 @@ fn kind_index(code: u8) -> usize {
 ///   and mate threats are not classified: the arbiter judges the real game, the search only
 ///   avoids or seeks repetitions.
 ///
-/// Limits: `depth`, `nodes` and `movetime` (whichever comes first); the config's default
-/// depth when none is given. The inner loop does not allocate: moves live in fixed arrays on
+/// Limits: `depth`, `nodes` and `movetime` (whichever comes first), and the
+/// [`SearchLimits::stop`] signal; the config's default depth when none is given, unless the
+/// search is [`SearchLimits::infinite`] (then it deepens until stopped). The inner loop does not allocate: moves live in fixed arrays on
 /// the stack, and the line's hashes in a vector reserved before the search.
 pub struct AlphaBetaPlayer {
     name: String,
@@ -132,6 +133,8 @@ pub struct AlphaBetaPlayer {
     seldepth: u32,
     node_limit: u64,
     deadline: Option<Instant>,
+    /// [`SearchLimits::stop`] of the running search.
+    stop: Option<StopSignal>,
     stopped: bool,
 }
 
@@ -150,6 +153,7 @@ impl AlphaBetaPlayer {
             seldepth: 0,
             node_limit: u64::MAX,
             deadline: None,
+            stop: None,
             stopped: false,
         }
     }
@@ -182,11 +186,12 @@ impl AlphaBetaPlayer {
         };
         let max_depth = match (limits.depth, limits.nodes, limits.movetime) {
             (Some(d), _, _) => d.clamp(1, MAX_PLY as u32 / 2),
-            (None, None, None) => self.config.default_depth.clamp(1, MAX_PLY as u32 / 2),
+            (None, None, None) if !limits.infinite => self.config.default_depth.clamp(1, MAX_PLY as u32 / 2),
             (None, _, _) => MAX_PLY as u32 / 2,
         };
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
         self.deadline = limits.movetime.map(|t| started + t);
+        self.stop = limits.stop.clone();
         self.nodes = 0;
         self.seldepth = 0;
         self.stopped = false;
@@ -287,11 +292,11 @@ impl AlphaBetaPlayer {
 
     #[inline]
     fn out_of_budget(&mut self) -> bool {
-        if self.nodes >= self.node_limit {
-            self.stopped = true;
-        } else if self.nodes.is_multiple_of(CLOCK_INTERVAL)
-            && let Some(deadline) = self.deadline
-            && Instant::now() >= deadline
+        let checkpoint = self.nodes.is_multiple_of(CLOCK_INTERVAL);
+        if self.nodes >= self.node_limit
+            || (checkpoint
+                && (self.deadline.is_some_and(|deadline| Instant::now() >= deadline)
+                    || self.stop.as_ref().is_some_and(StopSignal::is_stopped)))
         {
             self.stopped = true;
         }

@@ -32,10 +32,16 @@
 //!   score, nodes, nps, time and the player's principal variation; a tree search's depth is
 //!   the length of its most visited line) and `bestmove M`, or `bestmove (none)`
 //!   (UCI) / `nobestmove` (UCCI) when there is no move.
-//! - `stop` / `ponderhit`: the search runs to its limits when `go` arrives, so these only
-//!   release the `bestmove` held back by `go infinite` or `go ponder` (which the protocols
-//!   forbid sending before `stop`).
-//! - `quit` ends the session (UCCI answers `bye`); so does the end of input.
+//! - `stop` / `ponderhit`: [`EngineServer::run`] reads commands while the player searches, so
+//!   `stop` (and `quit`) ends a search at once (its `bestmove` follows) and `isready` is
+//!   answered during a search. Other commands wait for a timed search to finish, so a script
+//!   may send `go depth 8` and what follows at once; they stop a held one. `go infinite` and
+//!   `go ponder` search until `stop` ([`SearchLimits::infinite`]: only the tree's memory
+//!   bounds them) and hold their `bestmove` until `stop` or `ponderhit`, as the protocols
+//!   require. `ponderhit` turns a ponder search into a timed one: from then on it gets the
+//!   time its `go ponder` clock gives, less the overhead (with no clock it answers at once).
+//! - `quit` ends the session (UCCI answers `bye`); so does the end of input, after a timed
+//!   search has answered.
 //!
 //! Anything else — an unknown command, a malformed number, a bad FEN — is answered with
 //! `info string error …` and changes nothing; the server never panics on input. A player that
@@ -44,9 +50,11 @@
 
 use super::{Protocol, format_move, parse_move};
 use crate::clock::{Clock, Clocks};
-use crate::player::{GameStart, MoveChoice, Player, Score, SearchLimits};
+use crate::player::{GameStart, MoveChoice, Player, Score, SearchLimits, StopSignal};
 use std::io::{BufRead, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 use xq_core::seed::derive_seed;
@@ -140,7 +148,8 @@ pub enum Flow {
 pub struct EngineServer<W: Write> {
     config: ServerConfig,
     player: Box<dyn Player>,
-    out: W,
+    /// Shared with the command reader, which answers `isready` while the player searches.
+    out: Arc<Mutex<W>>,
     protocol: Protocol,
     /// The position of the last valid `position` command, with its history.
     game: Game,
@@ -174,7 +183,7 @@ impl<W: Write> std::fmt::Debug for EngineServer<W> {
 ///
 /// # Errors
 /// [`ServerError`] when reading or writing fails; bad commands are answered, not errors.
-pub fn serve<R: BufRead, W: Write>(
+pub fn serve<R: BufRead + Send, W: Write + Send>(
     input: R,
     output: W,
     player: Box<dyn Player>,
@@ -191,6 +200,133 @@ struct Go {
     only: Vec<Move>,
     /// `infinite` or `ponder`: hold the answer until `stop` / `ponderhit`.
     hold: bool,
+    /// `ponder`: the move time its clock gives, for the search after `ponderhit`.
+    ponder: Option<Duration>,
+}
+
+/// One `go` as the command reader and the session share it: its stop signal, whether its
+/// search has ended, and what `ponderhit` must do to it.
+#[derive(Debug, Default)]
+struct SearchHandle {
+    stop: StopSignal,
+    /// `go infinite` or `go ponder`: it runs until stopped.
+    held: bool,
+    /// Set by the session once the search has ended, before it answers.
+    finished: AtomicBool,
+    ponder: Mutex<PonderState>,
+}
+
+/// A ponder search's state, set from both ends: `ponderhit` may arrive before the session has
+/// started the search it applies to.
+#[derive(Debug, Default)]
+struct PonderState {
+    /// The search is a ponder search with this move time after `ponderhit`.
+    time_after_hit: Option<Duration>,
+    /// `ponderhit` was read for it.
+    hit: bool,
+}
+
+impl SearchHandle {
+    fn running(&self) -> bool {
+        !self.finished.load(Ordering::Acquire)
+    }
+
+    /// The session starts a ponder search that gets `time` once `ponderhit` arrives.
+    fn ponder_for(&self, time: Duration) {
+        let mut ponder = self.ponder.lock().unwrap_or_else(PoisonError::into_inner);
+        ponder.time_after_hit = Some(time);
+        if ponder.hit {
+            self.stop.stop_after(time);
+        }
+    }
+
+    /// The reader read `ponderhit`.
+    fn ponder_hit(&self) {
+        let mut ponder = self.ponder.lock().unwrap_or_else(PoisonError::into_inner);
+        ponder.hit = true;
+        if let Some(time) = ponder.time_after_hit {
+            self.stop.stop_after(time);
+        }
+    }
+}
+
+/// A command line as the reader passes it on; a `go` comes with its handle.
+type Command = Result<(String, Option<Arc<SearchHandle>>), std::io::Error>;
+
+fn write_line<W: Write>(out: &Mutex<W>, line: &str) -> Result<(), ServerError> {
+    let mut out = out.lock().unwrap_or_else(PoisonError::into_inner);
+    writeln!(out, "{line}").and_then(|()| out.flush()).map_err(ServerError::Write)
+}
+
+/// Reads command lines and passes them on to the session, in order, while the session may be
+/// searching:
+/// - `stop` and `quit` stop the last `go`'s search, `ponderhit` starts its clock, the end of
+///   input stops it when it is held;
+/// - `isready` right after a `go` whose search has not ended is answered at once (the
+///   protocols require it during a search); after any other command it waits its turn;
+/// - any other command stops a held search (`go infinite`, `go ponder`): the protocols forbid
+///   it before `stop`, and a held search would otherwise never end. A timed search finishes
+///   first, so a script can send `go depth 8` and its next commands at once.
+fn read_commands<R: BufRead, W: Write>(mut input: R, commands: &mpsc::Sender<Command>, out: &Mutex<W>) {
+    let mut bytes = Vec::new();
+    let mut last_go: Option<Arc<SearchHandle>> = None;
+    // Whether only the last `go` (and `ponderhit`s) came since the last command passed on.
+    let mut go_was_last = false;
+    loop {
+        bytes.clear();
+        match input.read_until(b'\n', &mut bytes) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => {
+                let _ = commands.send(Err(e));
+                break;
+            }
+        }
+        let line = String::from_utf8_lossy(&bytes).into_owned();
+        let mut words = line.split_whitespace();
+        let command = words.next().unwrap_or("");
+        let running = last_go.as_ref().filter(|search| search.running());
+        let mut handle = None;
+        match command {
+            "" => continue,
+            "isready" if go_was_last && running.is_some() => {
+                if write_line(out, "readyok").is_err() {
+                    break;
+                }
+                continue;
+            }
+            "ponderhit" => {
+                if let Some(search) = running {
+                    search.ponder_hit();
+                }
+            }
+            "stop" | "quit" => {
+                if let Some(search) = running {
+                    search.stop.stop();
+                }
+            }
+            "go" => {
+                let held = words.any(|w| w == "infinite" || w == "ponder");
+                let search = Arc::new(SearchHandle { held, ..SearchHandle::default() });
+                handle = Some(Arc::clone(&search));
+                last_go = Some(search);
+            }
+            _ => {
+                if let Some(search) = running.filter(|search| search.held) {
+                    search.stop.stop();
+                }
+            }
+        }
+        go_was_last = command == "go" || (command == "ponderhit" && go_was_last);
+        let quit = command == "quit";
+        if commands.send(Ok((line, handle))).is_err() || quit {
+            break;
+        }
+    }
+    // No `stop` can come any more: a held search ends now, a timed one runs to its limits.
+    if let Some(search) = last_go.filter(|search| search.held) {
+        search.stop.stop();
+    }
 }
 
 /// A clock as `go` gives it (all in milliseconds).
@@ -222,7 +358,7 @@ impl<W: Write> EngineServer<W> {
             move_overhead: config.move_overhead,
             config,
             player,
-            out,
+            out: Arc::new(Mutex::new(out)),
             game,
             banned: Vec::new(),
             needs_new_game: true,
@@ -243,35 +379,46 @@ impl<W: Write> EngineServer<W> {
     }
 
     /// The output, for inspection.
-    pub fn output(&self) -> &W {
-        &self.out
+    pub fn output(&self) -> MutexGuard<'_, W> {
+        self.out.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Handles commands until `quit` or the end of input. Lines need not be UTF-8 (invalid
-    /// bytes make a line unknown, not an error).
+    /// bytes make a line unknown, not an error). The input is read on a thread of its own
+    /// while the player searches on this one, so `stop`, `ponderhit` and `isready` are heard
+    /// during a search; the player need not be [`Send`].
     ///
     /// # Errors
     /// [`ServerError`] when reading or writing fails.
-    pub fn run<R: BufRead>(&mut self, mut input: R) -> Result<(), ServerError> {
-        let mut bytes = Vec::new();
-        loop {
-            bytes.clear();
-            if input.read_until(b'\n', &mut bytes).map_err(ServerError::Read)? == 0 {
-                break;
+    pub fn run<R: BufRead + Send>(&mut self, input: R) -> Result<(), ServerError>
+    where
+        W: Send,
+    {
+        let out = Arc::clone(&self.out);
+        std::thread::scope(|scope| {
+            let (sender, commands) = mpsc::channel();
+            scope.spawn(move || read_commands(input, &sender, &out));
+            for command in commands {
+                let (line, search) = command.map_err(ServerError::Read)?;
+                if self.handle(&line, search)? == Flow::Quit {
+                    return Ok(());
+                }
             }
-            let line = String::from_utf8_lossy(&bytes);
-            if self.handle_line(&line)? == Flow::Quit {
-                return Ok(());
-            }
-        }
-        self.release_held_answer()
+            self.release_held_answer()
+        })
     }
 
-    /// Handles one command line.
+    /// Handles one command line. Without [`EngineServer::run`]'s reader nothing can stop a
+    /// search, so `go infinite` and `go ponder` search to the player's own budget here, and
+    /// their `bestmove` waits for the `stop` or `ponderhit` line.
     ///
     /// # Errors
     /// [`ServerError::Write`] when the answer cannot be written.
     pub fn handle_line(&mut self, line: &str) -> Result<Flow, ServerError> {
+        self.handle(line, None)
+    }
+
+    fn handle(&mut self, line: &str, search: Option<Arc<SearchHandle>>) -> Result<Flow, ServerError> {
         let line = line.trim();
         let (command, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
         let rest = rest.trim();
@@ -304,10 +451,19 @@ impl<W: Write> EngineServer<W> {
                 Ok(moves) => self.banned = moves,
                 Err(why) => self.error(&format!("banmoves: {why}"))?,
             },
-            "go" => match self.parse_go(rest) {
-                Ok(go) => self.go(go)?,
-                Err(why) => self.error(&format!("go: {why}; no search started"))?,
-            },
+            "go" => {
+                let parsed = self.parse_go(rest);
+                let done = match parsed {
+                    Ok(go) => self.go(go, search.as_deref()),
+                    Err(why) => {
+                        if let Some(search) = &search {
+                            search.finished.store(true, Ordering::Release);
+                        }
+                        self.error(&format!("go: {why}; no search started"))
+                    }
+                };
+                done?;
+            }
             "stop" | "ponderhit" => self.release_held_answer()?,
             "quit" => {
                 if self.protocol == Protocol::Ucci {
@@ -321,7 +477,7 @@ impl<W: Write> EngineServer<W> {
     }
 
     fn say(&mut self, line: &str) -> Result<(), ServerError> {
-        writeln!(self.out, "{line}").and_then(|()| self.out.flush()).map_err(ServerError::Write)
+        write_line(&self.out, line)
     }
 
     fn error(&mut self, what: &str) -> Result<(), ServerError> {
@@ -479,7 +635,12 @@ impl<W: Write> EngineServer<W> {
                     go.limits.nodes = Some(nodes);
                     go.limits.visits = Some(u32::try_from(nodes).unwrap_or(u32::MAX).max(1));
                 }
-                (_, "infinite" | "ponder") => go.hold = true,
+                (_, "infinite") => go.hold = true,
+                (_, "ponder") => {
+                    go.hold = true;
+                    // The move time is filled in once the clocks are read.
+                    go.ponder = Some(Duration::ZERO);
+                }
                 (Protocol::Uci, "movetime") => {
                     go.limits.movetime = Some(Duration::from_millis(number("movetime")?))
                 }
@@ -539,7 +700,10 @@ impl<W: Write> EngineServer<W> {
             go.limits.visits = self.visits;
         }
         if go.hold {
-            // Searching "until stop" is searching to the player's own budget.
+            if go.ponder.is_some() {
+                go.ponder = Some(go.limits.movetime.unwrap_or(Duration::ZERO));
+            }
+            // Until `stop` or `ponderhit`.
             go.limits.movetime = None;
         }
         Ok(go)
@@ -552,8 +716,27 @@ impl<W: Write> EngineServer<W> {
         }
     }
 
-    fn go(&mut self, go: Go) -> Result<(), ServerError> {
-        let answer = self.search(&go)?;
+    /// Searches and answers. With a `handle` (the reader runs), the search can be stopped,
+    /// and a held search runs until it is.
+    fn go(&mut self, mut go: Go, handle: Option<&SearchHandle>) -> Result<(), ServerError> {
+        if let Some(handle) = handle {
+            go.limits.stop = Some(handle.stop.clone());
+            if go.hold {
+                go.limits.infinite = true;
+                if go.limits.nodes.is_none() {
+                    go.limits.visits = None;
+                }
+                if let Some(time) = go.ponder {
+                    handle.ponder_for(time);
+                }
+            }
+        }
+        let answer = self.search(&go);
+        // Before answering: the client may send its next `go` as soon as it reads the answer.
+        if let Some(handle) = handle {
+            handle.finished.store(true, Ordering::Release);
+        }
+        let answer = answer?;
         if go.hold {
             self.held_answer = Some(answer);
             Ok(())
@@ -742,7 +925,7 @@ mod tests {
         }
 
         fn choose_move(&mut self, _game: &Game, limits: &SearchLimits) -> Result<MoveChoice, PlayerError> {
-            self.limits.lock().unwrap().push(*limits);
+            self.limits.lock().unwrap().push(limits.clone());
             assert!(!self.panic, "the scripted player panics on request");
             match &self.answer {
                 Ok(mv) => Ok(MoveChoice {
@@ -941,7 +1124,10 @@ mod tests {
         let limits = Log::default();
         let panicking = Scripted { answer: Ok(iccs("h2e2")), limits, games: Log::default(), panic: true };
         let lines = run_script(Box::new(panicking), Protocol::Ucci, "go depth 1\nisready\n");
-        assert_eq!(lines, ["info string error the search panicked", "nobestmove", "readyok"]);
+        // `isready` is answered during the search, so before or after its answer.
+        let answer: Vec<&String> = lines.iter().filter(|l| *l != "readyok").collect();
+        assert_eq!(answer, ["info string error the search panicked", "nobestmove"]);
+        assert_eq!(lines.len(), 3, "{lines:?}");
 
         // An illegal choice is replaced by the best legal move of the player's distribution.
         let (player, _, _) = scripted(Ok(iccs("a0a5")));
@@ -1054,5 +1240,125 @@ mod tests {
             !lines.iter().any(|l| l.contains("which is excluded")),
             "the search itself kept to them: {lines:?}"
         );
+    }
+
+    /// A server on pipes on its own thread, driven line by line as a GUI drives it.
+    struct LiveSession {
+        commands: std::io::PipeWriter,
+        answers: mpsc::Receiver<String>,
+        server: std::thread::JoinHandle<()>,
+    }
+
+    impl LiveSession {
+        /// `make` builds the player on the server's thread (a player need not be `Send`).
+        fn start(make: fn() -> Box<dyn Player>, visits: u32) -> LiveSession {
+            let (command_reader, commands) = std::io::pipe().unwrap();
+            let (answer_reader, answer_writer) = std::io::pipe().unwrap();
+            let server = std::thread::spawn(move || {
+                let mut config = ServerConfig::new(Protocol::Uci, "live");
+                config.visits = Some(visits);
+                serve(std::io::BufReader::new(command_reader), answer_writer, make(), config).unwrap();
+            });
+            let (sender, answers) = mpsc::channel();
+            std::thread::spawn(move || {
+                for line in std::io::BufReader::new(answer_reader).lines() {
+                    let Ok(line) = line else { break };
+                    if sender.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+            LiveSession { commands, answers, server }
+        }
+
+        fn send(&mut self, line: &str) {
+            writeln!(self.commands, "{line}").unwrap();
+            self.commands.flush().unwrap();
+        }
+
+        /// Answers up to and including the first that starts with `prefix`.
+        fn read_until(&self, prefix: &str) -> Vec<String> {
+            let mut lines = Vec::new();
+            loop {
+                let line = self
+                    .answers
+                    .recv_timeout(Duration::from_secs(120))
+                    .unwrap_or_else(|_| panic!("no {prefix:?} answer; got {lines:?}"));
+                let found = line.starts_with(prefix);
+                lines.push(line);
+                if found {
+                    return lines;
+                }
+            }
+        }
+
+        fn quit(mut self) {
+            self.send("quit");
+            self.server.join().unwrap();
+        }
+    }
+
+    fn alpha_beta() -> Box<dyn Player> {
+        Box::new(crate::AlphaBetaPlayer::with_depth(2))
+    }
+
+    #[test]
+    fn go_infinite_searches_until_stop_and_answers_isready_meanwhile() {
+        // Before: `go infinite` searched the 16 visits of the `Visits` option before reading
+        // another line, so it ended on its own and `isready` waited for the search.
+        for (make, searched) in [(endless_mcts as fn() -> Box<dyn Player>, "nodes"), (alpha_beta, "depth")] {
+            let mut session = LiveSession::start(make, 16);
+            session.send("position startpos");
+            session.send("go infinite");
+            std::thread::sleep(Duration::from_millis(300));
+            session.send("isready");
+            let before_stop = session.read_until("readyok");
+            assert!(
+                !before_stop.iter().any(|l| l.starts_with("bestmove")),
+                "no answer before stop: {before_stop:?}"
+            );
+            session.send("stop");
+            let answer = session.read_until("bestmove");
+            let info = answer.iter().find(|l| l.starts_with("info depth")).unwrap();
+            let time = info_field(info, "time");
+            assert!(time >= 300, "it searched until stop, not to a budget: {info}");
+            // More than the 16 visits of the `Visits` option, more than alpha-beta's 2 plies.
+            let limit = if searched == "nodes" { 16 } else { 2 };
+            assert!(info_field(info, searched) > limit, "{info}");
+            session.quit();
+        }
+    }
+
+    #[test]
+    fn ponderhit_turns_a_ponder_search_into_a_timed_one() {
+        let mut session = LiveSession::start(endless_mcts, 16);
+        session.send("position startpos moves h2e2");
+        // 3,000 ms over 3 moves: a second a move after ponderhit.
+        session.send("go ponder wtime 3000 btime 3000 movestogo 3");
+        std::thread::sleep(Duration::from_millis(200));
+        session.send("isready");
+        let pondering = session.read_until("readyok");
+        assert!(!pondering.iter().any(|l| l.starts_with("bestmove")), "{pondering:?}");
+        session.send("ponderhit");
+        // No stop: the search ends on its own clock and answers.
+        let answer = session.read_until("bestmove");
+        let info = answer.iter().find(|l| l.starts_with("info depth")).unwrap();
+        assert!(info_field(info, "time") >= 1000, "{info}");
+        session.quit();
+    }
+
+    #[test]
+    fn a_timed_search_stops_early_on_stop_and_quit_ends_a_search() {
+        let mut session = LiveSession::start(endless_mcts, 16);
+        session.send("position startpos");
+        session.send("go movetime 60000");
+        std::thread::sleep(Duration::from_millis(200));
+        session.send("stop");
+        let answer = session.read_until("bestmove");
+        let info = answer.iter().find(|l| l.starts_with("info depth")).unwrap();
+        assert!(info_field(info, "time") < 60_000, "{info}");
+        // `quit` during a search ends it and the session.
+        session.send("go infinite");
+        session.quit();
     }
 }
