@@ -1320,9 +1320,8 @@ mod tests {
             session.send("stop");
             let answer = session.read_until("bestmove");
             let info = answer.iter().find(|l| l.starts_with("info depth")).unwrap();
-            let time = info_field(info, "time");
-            assert!(time >= 300, "it searched until stop, not to a budget: {info}");
-            // More than the 16 visits of the `Visits` option, more than alpha-beta's 2 plies.
+            // It was still searching at `isready`, 300 ms in, and searched past its budget:
+            // more than the 16 visits of the `Visits` option, more than alpha-beta's 2 plies.
             let limit = if searched == "nodes" { 16 } else { 2 };
             assert!(info_field(info, searched) > limit, "{info}");
             session.quit();
@@ -1343,7 +1342,8 @@ mod tests {
         // No stop: the search ends on its own clock and answers.
         let answer = session.read_until("bestmove");
         let info = answer.iter().find(|l| l.starts_with("info depth")).unwrap();
-        assert!(info_field(info, "time") >= 1000, "{info}");
+        // About 200 ms of pondering, then the clock's second less the overhead.
+        assert!(info_field(info, "time") >= 900, "{info}");
         session.quit();
     }
 
