@@ -18,11 +18,14 @@ use xq_store::{GcOptions, Store, StoreError, StoreUrl};
 // Where the scenarios run.
 
 fn s3_enabled() -> bool {
-    std::env::var("XQ_S3_TEST").is_ok_and(|v| v == "1") || std::env::var("AWS_ENDPOINT_URL").is_ok()
+    std::env::var("XQ_S3_TEST").is_ok_and(|v| v == "1")
+        || std::env::var("AWS_ENDPOINT_URL").is_ok()
+        || std::env::var("XQ_STORE_TEST_URL").is_ok()
 }
 
 /// A fresh prefix in the test bucket, or `None` (after a skip line on the real stderr, which
-/// the test harness does not capture) when no server is configured.
+/// the test harness does not capture) when no server is configured. `XQ_STORE_TEST_URL`
+/// (e.g. `az://xq-test` against Azurite) runs the same scenarios on another backend.
 fn s3_root(test: &str) -> Option<StoreUrl> {
     if !s3_enabled() {
         let _ = writeln!(
@@ -32,9 +35,12 @@ fn s3_root(test: &str) -> Option<StoreUrl> {
         );
         return None;
     }
-    let bucket = std::env::var("XQ_S3_BUCKET").unwrap_or_else(|_| "xq-test".to_string());
+    let base = std::env::var("XQ_STORE_TEST_URL").unwrap_or_else(|_| {
+        format!("s3://{}", std::env::var("XQ_S3_BUCKET").unwrap_or_else(|_| "xq-test".to_string()))
+    });
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos();
-    Some(StoreUrl::parse(&format!("s3://{bucket}/tests/{test}-{}-{nanos}", std::process::id())).unwrap())
+    let url = format!("{}/tests/{test}-{}-{nanos}", base.trim_end_matches('/'), std::process::id());
+    Some(StoreUrl::parse(&url).unwrap())
 }
 
 macro_rules! on_both_backends {
@@ -63,6 +69,7 @@ macro_rules! on_both_backends {
 
 on_both_backends!(
     objects_round_trip,
+    one_store_serves_many_threads,
     put_new_has_one_winner_among_threads,
     put_new_has_one_winner_among_processes,
     large_files_go_up_in_parts,
@@ -155,6 +162,24 @@ fn objects_round_trip(url: &StoreUrl) {
     assert_eq!(sha.len(), 64);
     assert!(store.get_to_file("a/missing", &target).is_err());
     assert_eq!(std::fs::read(&target).unwrap(), b"w");
+}
+
+fn one_store_serves_many_threads(url: &StoreUrl) {
+    // Threads take turns driving the store's single-threaded runtime.
+    let store = Store::open(url).unwrap();
+    std::thread::scope(|scope| {
+        for t in 0..4 {
+            let store = &store;
+            scope.spawn(move || {
+                for i in 0..10 {
+                    let key = format!("shared/{t}/{i}");
+                    store.put(&key, content(&key, 10_000)).unwrap();
+                    assert!(store.get(&key).unwrap() == content(&key, 10_000));
+                }
+            });
+        }
+    });
+    assert_eq!(store.list("shared").unwrap().len(), 40);
 }
 
 fn put_new_has_one_winner_among_threads(url: &StoreUrl) {
@@ -481,6 +506,89 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         if path.is_dir() { out.extend(walk(&path)) } else { out.push(path) }
     }
     out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurements for docs/STORAGE.md (not a test: prints medians, asserts nothing about time).
+
+/// Latency and throughput of puts and gets of 64 KiB–5 MiB objects and of one shard pair
+/// written and read through the commit protocol, at `XQ_STORE_BENCH_URL`:
+///
+/// ```text
+/// eval "$(bash scripts/s3-server.sh start)"
+/// XQ_STORE_BENCH_URL=s3://xq-test/bench cargo test --release -p xq-store --test store -- \
+///     --ignored --exact store_bench --nocapture
+/// ```
+#[test]
+#[ignore = "a measurement: run by hand with XQ_STORE_BENCH_URL"]
+fn store_bench() {
+    use std::time::Instant;
+    let Ok(url) = std::env::var("XQ_STORE_BENCH_URL") else {
+        println!("set XQ_STORE_BENCH_URL (e.g. s3://xq-test/bench or /tmp/xq-bench)");
+        return;
+    };
+    let reps: usize = std::env::var("XQ_STORE_BENCH_REPS").map_or(21, |r| r.parse().unwrap());
+    let median = |mut samples: Vec<Duration>| {
+        samples.sort();
+        samples[samples.len() / 2]
+    };
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let store = Store::open_str(&url).unwrap().at(&format!("run-{}", std::process::id())).unwrap();
+    println!("store {} ({reps} repetitions, medians)", store.url());
+    println!("{:>10} {:>10} {:>10} {:>11} {:>11}", "size", "put ms", "get ms", "put MB/s", "get MB/s");
+    for size in [64 << 10, 1 << 20, 2 << 20, 5 << 20] {
+        let data = content(&size.to_string(), size);
+        let (mut puts, mut gets) = (Vec::new(), Vec::new());
+        for r in 0..reps {
+            let key = format!("objects/{size}/{r}");
+            let t = Instant::now();
+            store.put(&key, data.clone()).unwrap();
+            puts.push(t.elapsed());
+            let t = Instant::now();
+            assert_eq!(store.get(&key).unwrap().len(), size);
+            gets.push(t.elapsed());
+        }
+        let (put, get) = (median(puts), median(gets));
+        let mbps = |d: Duration| size as f64 / 1e6 / d.as_secs_f64();
+        println!("{size:>10} {:>10.2} {:>10.2} {:>11.0} {:>11.0}", ms(put), ms(get), mbps(put), mbps(get));
+    }
+
+    // One self-play shard pair as the protocol writes and reads it: samples + games + manifest.
+    let (samples, games) = (content("samples", 2 << 20), content("games", 40 << 10));
+    let (mut commits, mut reads, mut lists, mut creates) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for r in 0..reps {
+        let name = format!("w-bench-b{r:06}");
+        let t = Instant::now();
+        let mut writer = store.artifact("selfplay/g000", &name).unwrap();
+        writer.put("samples.parquet", samples.clone()).unwrap();
+        writer.put("games.parquet", games.clone()).unwrap();
+        writer.commit(serde_json::json!({ "games": 16 })).unwrap();
+        commits.push(t.elapsed());
+        let t = Instant::now();
+        assert_eq!(store.committed("selfplay/g000").unwrap().len(), r + 1);
+        lists.push(t.elapsed());
+        let t = Instant::now();
+        let manifest = store.read_manifest("selfplay/g000", &name).unwrap();
+        for entry in &manifest.objects {
+            store.read_object(entry).unwrap();
+        }
+        reads.push(t.elapsed());
+        let t = Instant::now();
+        assert!(store.put_new(&format!("flags/{r}"), &b"x"[..]).unwrap());
+        creates.push(t.elapsed());
+    }
+    let manifest_bytes = store
+        .head(&xq_store::manifest_key("selfplay/g000", "w-bench-b000000"))
+        .unwrap()
+        .map_or(0, |o| o.size);
+    println!("shard pair of {} + {} bytes, manifest {manifest_bytes} bytes:", samples.len(), games.len());
+    println!("  write (2 PUT + 1 conditional PUT of the manifest) {:>8.2} ms", ms(median(commits)));
+    println!("  list the manifests (1 LIST)                       {:>8.2} ms", ms(median(lists)));
+    println!("  read (GET manifest + 2 GET, verified)             {:>8.2} ms", ms(median(reads)));
+    println!("  create-if-absent of a small object                {:>8.2} ms", ms(median(creates)));
+    for object in store.list("").unwrap() {
+        store.delete(&object.key).unwrap();
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
