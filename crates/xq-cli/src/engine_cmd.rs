@@ -34,10 +34,10 @@ pub struct EngineArgs {
     /// The protocol (a client's `uci` or `ucci` hello also switches to it).
     #[arg(long, value_enum, default_value = "uci")]
     protocol: ProtocolArg,
-    /// Search with this checkpoint: its stem, its .json or .bpk file, or a directory (its
-    /// newest checkpoint).
+    /// Search with this checkpoint: its stem, its .json or .bpk file, a directory (its
+    /// newest checkpoint), or a URL of a model artifact or a collection of them (its newest).
     #[arg(long)]
-    model: Option<PathBuf>,
+    model: Option<String>,
     /// Search with a built-in evaluator instead of a model.
     #[arg(long, value_enum)]
     evaluator: Option<EvaluatorArg>,
@@ -62,7 +62,9 @@ pub struct EngineArgs {
 /// Runs `xq engine` until `quit` or the end of input.
 pub fn engine(args: EngineArgs) -> Result<()> {
     let spec = match (&args.model, args.evaluator) {
-        (Some(path), _) => EvaluatorSpec::checkpoint(path).on_device(args.device),
+        (Some(location), _) => {
+            EvaluatorSpec::checkpoint(crate::local_model(location)?).on_device(args.device)
+        }
         (None, Some(EvaluatorArg::Uniform)) => EvaluatorSpec::Builtin(BuiltinEvaluator::Uniform),
         (None, Some(EvaluatorArg::Material) | None) => EvaluatorSpec::Builtin(BuiltinEvaluator::Material),
     };

@@ -3,7 +3,8 @@
 use anyhow::Result;
 use clap::Args;
 use std::path::PathBuf;
-use xq_loop::{LoopConfig, LoopOptions, run_loop};
+use std::time::Duration;
+use xq_loop::{LoopConfig, LoopOptions, RemoteRun, run_distributed, run_loop};
 
 #[derive(Args)]
 pub struct LoopArgs {
@@ -17,6 +18,20 @@ pub struct LoopArgs {
     /// Stop after finishing this many generations in this invocation.
     #[arg(long)]
     max_generations_now: Option<u32>,
+    /// Run distributed: the run lives at this location (s3://bucket/prefix, gs://…, az://…,
+    /// file:///… or a directory), `xq worker` processes play the self-play, and this process
+    /// waits for their batches, then trains, gates and promotes.
+    #[arg(long)]
+    run: Option<String>,
+    /// With --run: the local cache of the run's files (default: the xq cache, $XQ_CACHE).
+    #[arg(long, requires = "run")]
+    cache: Option<PathBuf>,
+    /// With --run: seconds between looks for new worker batches.
+    #[arg(long, requires = "run", default_value_t = 5.0)]
+    poll_seconds: f64,
+    /// With --run: fail when no worker batch arrives for this many minutes.
+    #[arg(long, requires = "run")]
+    idle_minutes: Option<f64>,
     /// Print the final state as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -28,7 +43,20 @@ pub fn run(args: LoopArgs) -> Result<()> {
         config.run.generations = generations;
     }
     let options = LoopOptions { progress: true, max_generations_this_run: args.max_generations_now };
-    let summary = run_loop(&config, &options)?;
+    let summary = match &args.run {
+        Some(location) => {
+            let cache = args.cache.clone().unwrap_or_else(|| {
+                xq_loop::remote::default_cache()
+                    .join("coordinator")
+                    .join(xq_loop::remote::cache_name(location))
+            });
+            let remote = RemoteRun::open(location, cache)?
+                .with_poll(Duration::from_secs_f64(args.poll_seconds.max(0.01)))
+                .with_idle_limit(args.idle_minutes.map(|m| Duration::from_secs_f64(m.max(0.0) * 60.0)));
+            run_distributed(&config, &options, &remote)?
+        }
+        None => run_loop(&config, &options)?,
+    };
     let state = &summary.state;
     let decided = state.generations.iter().filter(|g| g.promoted.is_some()).count();
     let promoted = state.generations.iter().filter(|g| g.promoted == Some(true)).count();

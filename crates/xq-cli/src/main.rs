@@ -9,6 +9,7 @@ mod rules_cmd;
 mod selfplay_cmd;
 mod shared_sections;
 mod train_cmd;
+mod worker_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -34,8 +35,11 @@ enum Command {
     Train(train_cmd::TrainArgs),
     /// Run or resume an evaluation event (gauntlet, round robin, Swiss, SPRT, gate).
     Eval(eval_cmd::EvalArgs),
-    /// Run or continue the training loop: self-play, train, gate, promote, repeat.
+    /// Run or continue the training loop: self-play, train, gate, promote, repeat (with
+    /// `--run URL`, as the coordinator of `xq worker` processes).
     Loop(loop_cmd::LoopArgs),
+    /// Play self-play batches for a distributed run and upload them to its storage.
+    Worker(worker_cmd::WorkerArgs),
     /// Play as a UCI or UCCI engine on stdin/stdout (MCTS over a model or a built-in evaluator).
     Engine(engine_cmd::EngineArgs),
     /// Inspect data sets: `xq data stats DIR`.
@@ -57,6 +61,7 @@ fn main() -> ExitCode {
         Command::Train(args) => train_cmd::train_command(args),
         Command::Eval(args) => eval_cmd::eval(args),
         Command::Loop(args) => loop_cmd::run(args),
+        Command::Worker(args) => worker_cmd::worker(args),
         Command::Engine(args) => engine_cmd::engine(args),
         Command::Data(args) => data_cmd::data(args),
         Command::Import(args) => data_cmd::import(args),
@@ -106,6 +111,16 @@ fn error_chain(e: &anyhow::Error) -> String {
 }
 
 /// Parses a `--device` value.
+/// A `--model` argument as a local path: a URL's model is brought into the local cache.
+fn local_model(location: &str) -> anyhow::Result<std::path::PathBuf> {
+    if xq_loop::remote::is_url(location) {
+        let cache = xq_loop::remote::default_cache().join("models");
+        Ok(xq_loop::remote::fetch_model(location, &cache)?)
+    } else {
+        Ok(std::path::PathBuf::from(location))
+    }
+}
+
 fn parse_device(text: &str) -> Result<xq_nn::DeviceSetting, String> {
     match text {
         "cpu" => Ok(xq_nn::DeviceSetting::Cpu),

@@ -15,13 +15,16 @@ pub struct SelfplayArgs {
     #[arg(long)]
     games: Option<u64>,
     /// Output directory for the Parquet shards (default `data/runs/selfplay-<config name>`).
-    /// Rerunning with the same directory continues where it stopped.
+    /// Rerunning with the same directory continues where it stopped. An s3://, gs://, az://
+    /// or file:// URL names a collection in object storage: the games are played in the local
+    /// cache and every shard pair is committed there as one artifact (docs/STORAGE.md).
     #[arg(long)]
-    out: Option<PathBuf>,
+    out: Option<String>,
     /// Search with this checkpoint instead of the config's built-in evaluator: a checkpoint
-    /// stem, its .json or .bpk file, or a directory (its newest checkpoint).
+    /// stem, its .json or .bpk file, a directory (its newest checkpoint), or a URL of a model
+    /// artifact or a collection of them (its newest).
     #[arg(long)]
-    model: Option<PathBuf>,
+    model: Option<String>,
     /// Play teacher games instead: alpha-beta at this depth plays both sides, its move is each
     /// sample's policy target (the cheap, stronger bootstrap data; docs/DATA.md).
     #[arg(long, conflicts_with = "model")]
@@ -43,7 +46,13 @@ pub fn selfplay(args: SelfplayArgs) -> Result<()> {
     if let Some(games) = args.games {
         config.selfplay.games = games;
     }
-    let out = args.out.unwrap_or_else(|| default_out(&args.config));
+    let target = args.out.clone().unwrap_or_else(|| default_out(&args.config).to_string_lossy().into_owned());
+    let cache = xq_loop::remote::default_cache();
+    let out = if xq_loop::remote::is_url(&target) {
+        cache.join("selfplay").join(xq_loop::remote::cache_name(&target))
+    } else {
+        PathBuf::from(&target)
+    };
     let openings = xq_play::Book::openings_at(&config.selfplay.opening_book)
         .with_context(|| format!("opening book {}", config.selfplay.opening_book))?;
     if let Some(depth) = args.teacher_depth {
@@ -56,10 +65,11 @@ pub fn selfplay(args: SelfplayArgs) -> Result<()> {
             stop_after_shards: None,
         };
         let summary = run_teacher_selfplay(&config, &teacher, &run)?;
-        return print_summary(&summary, &out, args.json);
+        publish(&target, &out, config.selfplay.seed)?;
+        return print_summary(&summary, &target, args.json);
     }
     let spec = match &args.model {
-        Some(path) => EvaluatorSpec::checkpoint(path).on_device(args.device),
+        Some(location) => EvaluatorSpec::checkpoint(crate::local_model(location)?).on_device(args.device),
         None => EvaluatorSpec::Builtin(config.selfplay.evaluator),
     };
     let mut built = spec.build().with_context(|| format!("cannot load the evaluator {spec}"))?;
@@ -71,15 +81,29 @@ pub fn selfplay(args: SelfplayArgs) -> Result<()> {
         stop_after_shards: None,
     };
     let summary = run_selfplay(&config, built.evaluator.as_mut(), &run)?;
-    print_summary(&summary, &out, args.json)
+    publish(&target, &out, config.selfplay.seed)?;
+    print_summary(&summary, &target, args.json)
 }
 
-fn print_summary(summary: &xq_selfplay::Summary, out: &Path, json: bool) -> Result<()> {
+/// Commits the shard pairs played into the local `dir` to the collection at `target`, when
+/// it is a URL; a rerun commits what a kill left uncommitted.
+fn publish(target: &str, dir: &Path, seed: u64) -> Result<()> {
+    if !xq_loop::remote::is_url(target) {
+        return Ok(());
+    }
+    let (store, collection) = xq_loop::remote::split_location(target)?;
+    let committed = xq_loop::remote::upload_selfplay_dir(&store, &collection, &format!("s{seed:016x}"), dir)
+        .with_context(|| format!("uploading the shards of {} to {target}", dir.display()))?;
+    eprintln!("committed {committed} shard pairs to {target}");
+    Ok(())
+}
+
+fn print_summary(summary: &xq_selfplay::Summary, out: &str, json: bool) -> Result<()> {
     if json {
         println!("{}", serde_json::to_string(summary)?);
     } else {
         eprint!("{summary}");
-        eprintln!("  shards in {}", out.display());
+        eprintln!("  shards in {out}");
     }
     Ok(())
 }

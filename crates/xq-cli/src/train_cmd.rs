@@ -1,6 +1,6 @@
 //! `xq train`: train the network on self-play samples.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 use std::path::PathBuf;
 use xq_train::{TrainConfig, TrainRun, train};
@@ -12,16 +12,21 @@ pub struct TrainArgs {
     config: PathBuf,
     /// A directory of samples-*.parquet shards (repeat for several, oldest first); the window
     /// takes the newest samples across them.
+    /// A URL (s3://, gs://, az://, file://) names a collection of self-play batches in object
+    /// storage (`xq worker`'s `…/selfplay/<label>`, `xq selfplay --out URL`): its batches are
+    /// brought into the local cache, oldest name first.
     #[arg(long = "data", required = true)]
-    data: Vec<PathBuf>,
+    data: Vec<String>,
     /// A directory of samples never trained on (repeat for several): each is scored at every
     /// checkpoint, with the draw-rate and material baselines, into validation.csv. The games
     /// that `[data] holdout_games` holds back from the newest --data directory are scored too.
     #[arg(long = "validation")]
     validation: Vec<PathBuf>,
     /// The run directory: checkpoints, resume state, metrics.csv, metrics.svg/.png, validation.csv.
+    /// A URL (s3://b/models/net1) trains in the local cache and commits the final checkpoint
+    /// there as one artifact (model.json, model.bpk, metrics.csv, validation.csv).
     #[arg(long)]
-    out: PathBuf,
+    out: String,
     /// Continue the run in --out from its newest checkpoint (same config and data).
     #[arg(long)]
     resume: bool,
@@ -43,9 +48,31 @@ pub fn train_command(args: TrainArgs) -> Result<()> {
         Some(path) => Some(crate::shared_sections::search_and_rules(path)?.1.unwrap_or_default()),
         None => None,
     };
+    let cache = xq_loop::remote::default_cache();
+    let mut data_dirs = Vec::new();
+    for location in &args.data {
+        if xq_loop::remote::is_url(location) {
+            let (store, collection) = xq_loop::remote::split_location(location)?;
+            let local = cache.join("data").join(xq_loop::remote::cache_name(location));
+            data_dirs.extend(
+                xq_loop::remote::download_selfplay(&store, &collection, &local)
+                    .with_context(|| format!("bringing {location} into {}", local.display()))?,
+            );
+        } else {
+            data_dirs.push(PathBuf::from(location));
+        }
+    }
+    let remote_out = xq_loop::remote::is_url(&args.out).then(|| args.out.clone());
+    if let Some(location) = &remote_out {
+        xq_loop::remote::split_artifact(location)?;
+    }
+    let out_dir = match &remote_out {
+        Some(location) => cache.join("train").join(xq_loop::remote::cache_name(location)),
+        None => PathBuf::from(&args.out),
+    };
     let run = TrainRun {
-        data_dirs: args.data,
-        out_dir: args.out,
+        data_dirs,
+        out_dir: out_dir.clone(),
         init_from: args.init.map(|p| strip_checkpoint_extension(&p)),
         resume: args.resume,
         progress: !args.json,
@@ -54,6 +81,11 @@ pub fn train_command(args: TrainArgs) -> Result<()> {
         validation_dirs: args.validation,
     };
     let summary = train(&config, &run)?;
+    if let Some(location) = &remote_out {
+        let (store, collection, name) = xq_loop::remote::split_artifact(location)?;
+        let committed = xq_loop::remote::publish_checkpoint(&store, &collection, &name, &out_dir)?;
+        eprintln!("{} {location}", if committed { "committed the model to" } else { "already committed:" });
+    }
     if args.json {
         println!("{}", serde_json::to_string(&summary)?);
     } else {

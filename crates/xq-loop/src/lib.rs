@@ -23,18 +23,22 @@
 //! continues a killed run with nothing lost or counted twice.
 
 mod config;
+pub mod remote;
 mod report;
 mod run;
 mod state;
+mod worker;
 
 use std::path::{Path, PathBuf};
 
 pub use config::{GateSection, LadderSection, LoopConfig, RunSection};
+pub use remote::RemoteRun;
 pub use report::write_report;
-pub use run::{LoopOptions, LoopSummary, RunPaths, run_loop};
+pub use run::{LoopOptions, LoopSummary, RunPaths, run_distributed, run_loop};
 pub use state::{
     GateRecord, GenerationRecord, LadderRecord, LoopState, STATE_FORMAT, SelfplayRecord, TrainRecord,
 };
+pub use worker::{WorkerOptions, WorkerSummary, default_worker_id, run_worker};
 
 /// Why the loop stopped with an error.
 #[derive(Debug, thiserror::Error)]
@@ -110,6 +114,12 @@ pub enum LoopError {
     /// The report or its plots could not be written.
     #[error("report: {0}")]
     Report(String),
+    /// The run's storage failed (after the client's retries) or holds something unexpected.
+    #[error("storage: {0}")]
+    Store(#[from] xq_store::StoreError),
+    /// A distributed run's workers or their setup.
+    #[error("workers: {0}")]
+    Workers(String),
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> LoopError + '_ {

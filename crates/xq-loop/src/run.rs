@@ -1,5 +1,6 @@
 //! Running generations: each stage reads what the previous one left on disk.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -16,6 +17,7 @@ use xq_selfplay::{BuiltinEvaluator, SelfplayRun, run_selfplay, run_teacher_selfp
 use xq_train::{TrainRun, train};
 
 use crate::config::LoopConfig;
+use crate::remote::RemoteRun;
 use crate::state::{GateRecord, GenerationRecord, LadderRecord, LoopState, SelfplayRecord, TrainRecord};
 use crate::{LoopError, io_error};
 
@@ -132,6 +134,35 @@ pub(crate) fn generation_name(generation: u32) -> String {
 /// # Errors
 /// [`LoopError`] from any stage; what finished before the error stays recorded.
 pub fn run_loop(config: &LoopConfig, options: &LoopOptions) -> Result<LoopSummary, LoopError> {
+    run_loop_with(config, options, None)
+}
+
+/// Runs (or continues) `config`'s loop as the coordinator of a distributed run: the run lives
+/// in `remote`'s storage, self-play workers (`xq worker`) play the games, and this process
+/// waits for their batches, then trains, gates, promotes and rates as [`run_loop`] does,
+/// recording every step in the storage's `loop.json`. It keeps a local cache and, when that
+/// is lost, brings back from storage what the next generation needs.
+///
+/// # Errors
+/// [`LoopError`] from any stage or from storage; what finished before the error stays recorded.
+pub fn run_distributed(
+    config: &LoopConfig,
+    options: &LoopOptions,
+    remote: &RemoteRun,
+) -> Result<LoopSummary, LoopError> {
+    config.validate()?;
+    remote.store.check_create_if_absent()?;
+    remote.publish_config(config)?;
+    let local = remote.local_config(config);
+    remote.restore_state(&RunPaths::new(&local))?;
+    run_loop_with(&local, options, Some(remote))
+}
+
+fn run_loop_with(
+    config: &LoopConfig,
+    options: &LoopOptions,
+    remote: Option<&RemoteRun>,
+) -> Result<LoopSummary, LoopError> {
     config.validate()?;
     let started = Instant::now();
     let paths = RunPaths::new(config);
@@ -140,18 +171,21 @@ pub fn run_loop(config: &LoopConfig, options: &LoopOptions) -> Result<LoopSummar
     }
     check_or_save_config(config, &paths)?;
     let mut state = LoopState::load_or_new(&paths.state())?;
-    let runner = Runner { config, paths: &paths, progress: options.progress };
+    if let Some(remote) = remote {
+        remote.restore_cache(&paths, &mut state)?;
+    }
+    let runner = Runner { config, paths: &paths, progress: options.progress, remote };
 
     if config.validation.games > 0 && state.validation_set.is_none() {
         state.validation_set = Some(runner.validation_set()?);
-        state.save(&paths.state())?;
+        runner.save(&state)?;
     }
 
     if config.ladder.enabled && state.baseline_ladder.is_none() {
         let baseline = runner.builtin_spec(config.selfplay.evaluator, "baseline");
         state.baseline_ladder = Some(runner.ladder(baseline, "baseline", 0)?);
-        state.save(&paths.state())?;
-        crate::write_report(config, &paths, &state)?;
+        runner.save(&state)?;
+        runner.report(&state)?;
     }
 
     let budget = (config.run.time_budget_minutes > 0.0).then_some(config.run.time_budget_minutes * 60.0);
@@ -175,7 +209,14 @@ pub fn run_loop(config: &LoopConfig, options: &LoopOptions) -> Result<LoopSummar
             eprintln!("{}", generation_line(&state.generations[index]));
         }
     }
-    crate::write_report(config, &paths, &state)?;
+    runner.report(&state)?;
+    if let Some(remote) = remote {
+        let done = (0..config.run.generations as usize)
+            .all(|i| state.generations.get(i).is_some_and(|g| runner.is_complete(g)));
+        if done || stopped_by_budget {
+            remote.publish_finished(&state)?;
+        }
+    }
     Ok(LoopSummary {
         accepted: runner.accepted_before(&state, config.run.generations).map(|(g, _)| paths.accepted(g)),
         state,
@@ -197,33 +238,46 @@ fn check_or_save_config(config: &LoopConfig, paths: &RunPaths) -> Result<(), Loo
         Ok(saved_text) => {
             let saved: LoopConfig = toml::from_str(&saved_text)
                 .map_err(|e| LoopError::Config(format!("{}: {e}", path.display())))?;
-            if saved == *config {
-                return Ok(());
-            }
-            let how_far = |c: &LoopConfig| {
-                let mut c = c.clone();
-                c.run.generations = 0;
-                c.run.time_budget_minutes = 0.0;
-                c
-            };
-            if how_far(&saved) == how_far(config) {
-                return save();
-            }
-            let as_json = |c: &LoopConfig| serde_json::to_value(how_far(c)).unwrap_or_default();
-            let (a, b) = (as_json(&saved), as_json(config));
-            let sections: Vec<String> = a
-                .as_object()
-                .map(|o| o.keys().filter(|k| a.get(k.as_str()) != b.get(k.as_str())).cloned().collect())
-                .unwrap_or_default();
-            Err(LoopError::ConfigChanged {
-                run: config.run.name.clone(),
-                sections: if sections.is_empty() { "values".into() } else { sections.join(", ") },
-                saved: path,
-            })
+            if compare_configs(&saved, config, path.clone())? { save() } else { Ok(()) }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => save(),
         Err(e) => Err(LoopError::Io { path, source: e }),
     }
+}
+
+/// Whether `config` may continue the run saved with `saved` (at `saved_path`), and needs
+/// saving: `Ok(false)` when equal, `Ok(true)` when only how far the run goes changed.
+///
+/// # Errors
+/// [`LoopError::ConfigChanged`] naming the sections that differ otherwise.
+pub(crate) fn compare_configs(
+    saved: &LoopConfig,
+    config: &LoopConfig,
+    saved_path: PathBuf,
+) -> Result<bool, LoopError> {
+    if saved == config {
+        return Ok(false);
+    }
+    let how_far = |c: &LoopConfig| {
+        let mut c = c.clone();
+        c.run.generations = 0;
+        c.run.time_budget_minutes = 0.0;
+        c
+    };
+    if how_far(saved) == how_far(config) {
+        return Ok(true);
+    }
+    let as_json = |c: &LoopConfig| serde_json::to_value(how_far(c)).unwrap_or_default();
+    let (a, b) = (as_json(saved), as_json(config));
+    let sections: Vec<String> = a
+        .as_object()
+        .map(|o| o.keys().filter(|k| a.get(k.as_str()) != b.get(k.as_str())).cloned().collect())
+        .unwrap_or_default();
+    Err(LoopError::ConfigChanged {
+        run: config.run.name.clone(),
+        sections: if sections.is_empty() { "values".into() } else { sections.join(", ") },
+        saved: saved_path,
+    })
 }
 
 /// The line printed after each generation.
@@ -266,6 +320,8 @@ struct Runner<'a> {
     config: &'a LoopConfig,
     paths: &'a RunPaths,
     progress: bool,
+    /// The distributed run's storage, when workers play the self-play.
+    remote: Option<&'a RemoteRun>,
 }
 
 impl Runner<'_> {
@@ -327,7 +383,19 @@ impl Runner<'_> {
     }
 
     fn save(&self, state: &LoopState) -> Result<(), LoopError> {
-        state.save(&self.paths.state())
+        state.save(&self.paths.state())?;
+        match self.remote {
+            Some(remote) => remote.publish_state(state),
+            None => Ok(()),
+        }
+    }
+
+    fn report(&self, state: &LoopState) -> Result<(), LoopError> {
+        crate::write_report(self.config, self.paths, state)?;
+        match self.remote {
+            Some(remote) => remote.publish_report(self.paths),
+            None => Ok(()),
+        }
     }
 
     fn generation(&self, state: &mut LoopState, generation: u32) -> Result<(), LoopError> {
@@ -342,7 +410,10 @@ impl Runner<'_> {
         let accepted_dir = accepted.as_ref().map(|(g, _)| self.paths.accepted(*g));
 
         if state.generations[index].selfplay.is_none() {
-            let record = self.selfplay(generation, &player, accepted_dir.as_deref())?;
+            let record = match self.remote {
+                Some(remote) => self.collect(remote, state, generation, accepted.is_some())?,
+                None => self.selfplay(generation, &player, accepted_dir.as_deref())?,
+            };
             state.generations[index].selfplay = Some(record);
             self.save(state)?;
         }
@@ -363,7 +434,15 @@ impl Runner<'_> {
         }
         if state.generations[index].promoted.is_none() {
             let promote = state.generations[index].gate.as_ref().is_some_and(|g| g.verdict == "promote");
-            state.generations[index].promoted = Some(self.promote(generation, promote)?);
+            let promoted = self.promote(generation, promote)?;
+            if let Some(remote) = self.remote {
+                let dir =
+                    if promoted { self.paths.accepted(generation) } else { self.paths.rejected(generation) };
+                let id =
+                    state.generations[index].train.as_ref().map(|t| t.model_id.clone()).unwrap_or_default();
+                remote.publish_model(generation, promoted, &id, &dir)?;
+            }
+            state.generations[index].promoted = Some(promoted);
             self.save(state)?;
         }
         if state.generations[index].promoted == Some(true)
@@ -378,7 +457,42 @@ impl Runner<'_> {
         }
         state.generations[index].seconds += started.elapsed().as_secs_f64();
         self.save(state)?;
-        crate::write_report(self.config, self.paths, state)
+        self.report(state)
+    }
+
+    /// A distributed generation's self-play: the worker batches committed since the previous
+    /// generation claimed its own, once they hold the games a generation plays.
+    fn collect(
+        &self,
+        remote: &RemoteRun,
+        state: &LoopState,
+        generation: u32,
+        network_plays: bool,
+    ) -> Result<SelfplayRecord, LoopError> {
+        let claimed_before: HashSet<String> = state.generations[..generation as usize]
+            .iter()
+            .filter_map(|g| g.selfplay.as_ref())
+            .flat_map(|s| s.shards.iter().cloned())
+            .collect();
+        let labels: Vec<String> = std::iter::once(crate::remote::BOOTSTRAP_LABEL.to_string())
+            .chain(
+                state.generations[..generation as usize]
+                    .iter()
+                    .filter(|g| g.promoted == Some(true))
+                    .map(|g| generation_name(g.generation)),
+            )
+            .collect();
+        let dir = self.paths.selfplay(generation, "workers");
+        let mut record = remote.collect(
+            &labels,
+            &claimed_before,
+            self.config.selfplay_games(network_plays),
+            &dir,
+            self.progress,
+        )?;
+        record.dir =
+            dir.strip_prefix(&self.config.run.data_root).unwrap_or(&dir).to_string_lossy().into_owned();
+        Ok(record)
     }
 
     /// Plays the fixed validation set (or finishes it, after a kill), with the bootstrap's
@@ -677,7 +791,7 @@ fn elo_triple(estimate: &EloEstimate, sign: f64) -> [f64; 3] {
 }
 
 /// Games, results and terminations of a self-play directory, from its shards.
-fn count_selfplay(dir: &Path) -> Result<SelfplayRecord, LoopError> {
+pub(crate) fn count_selfplay(dir: &Path) -> Result<SelfplayRecord, LoopError> {
     let data_error =
         |e: xq_data::DataError| LoopError::Data { path: dir.to_path_buf(), message: e.to_string() };
     let games = read_games_dir(dir).map_err(data_error)?;

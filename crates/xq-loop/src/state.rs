@@ -76,6 +76,10 @@ pub struct SelfplayRecord {
     pub seconds: f64,
     /// Games per hour in that invocation.
     pub games_per_hour: f64,
+    /// In a distributed run, the worker batches this generation claimed (`<label>/<name>`, as
+    /// committed under `selfplay/` in the run's storage), in the order of the local shards.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shards: Vec<String>,
 }
 
 /// The candidate a generation trained.
