@@ -304,16 +304,7 @@ impl RemoteRun {
                 .split_once('/')
                 .ok_or_else(|| LoopError::State(format!("claimed batch {batch} is not <label>/<name>")))?;
             let manifest = self.store.read_manifest(&selfplay_collection(label), name)?;
-            for (file, table) in
-                BATCH_FILES.iter().zip([<Sample as Table>::NAME, <GameRecord as Table>::NAME])
-            {
-                let entry = manifest.entry(file).ok_or_else(|| StoreError::BadManifest {
-                    url: self.store.url_of(&xq_store::manifest_key(&manifest.collection, &manifest.name)),
-                    detail: format!("no {file}"),
-                })?;
-                let target = staging.join(shard_file_name(table, index as u64));
-                self.store.read_object_to_file(entry, &target)?;
-            }
+            download_shard_pair(&self.store, &manifest, &staging, index as u64)?;
         }
         xq_files::rename_durably(&staging, dir).map_err(io_error(dir))?;
         Ok(())
@@ -329,6 +320,29 @@ fn put_checkpoint_files(artifact: &mut xq_store::ArtifactWriter<'_>, stem: &Path
             message: "the checkpoint's file name is not UTF-8".into(),
         })?;
         artifact.put_file(file, &path)?;
+    }
+    Ok(())
+}
+
+/// Uploads a self-play shard pair as a batch artifact's two files (not yet committed).
+pub(crate) fn put_shard_pair(
+    artifact: &mut xq_store::ArtifactWriter<'_>,
+    samples: &Path,
+    games: &Path,
+) -> Result<(), LoopError> {
+    artifact.put_file(BATCH_FILES[0], samples)?;
+    artifact.put_file(BATCH_FILES[1], games)?;
+    Ok(())
+}
+
+/// Downloads a batch artifact's two files (verified) into `dir` as shard pair `index`.
+fn download_shard_pair(store: &Store, manifest: &Manifest, dir: &Path, index: u64) -> Result<(), LoopError> {
+    for (file, table) in BATCH_FILES.iter().zip([<Sample as Table>::NAME, <GameRecord as Table>::NAME]) {
+        let entry = manifest.entry(file).ok_or_else(|| StoreError::BadManifest {
+            url: store.url_of(&xq_store::manifest_key(&manifest.collection, &manifest.name)),
+            detail: format!("no {file}"),
+        })?;
+        store.read_object_to_file(entry, &dir.join(shard_file_name(table, index)))?;
     }
     Ok(())
 }
@@ -443,8 +457,7 @@ pub fn upload_selfplay_dir(
         let rows = xq_data::shard_row_count::<Sample>(&shard.path).map_err(data_error)?;
         let game_rows = xq_data::shard_row_count::<GameRecord>(&game_shard.path).map_err(data_error)?;
         let mut artifact = store.artifact(collection, &name)?;
-        artifact.put_file(BATCH_FILES[0], &shard.path)?;
-        artifact.put_file(BATCH_FILES[1], &game_shard.path)?;
+        put_shard_pair(&mut artifact, &shard.path, &game_shard.path)?;
         artifact.commit(serde_json::json!({ "games": game_rows, "rows": rows }))?;
         committed += 1;
     }
@@ -471,13 +484,7 @@ pub fn download_selfplay(store: &Store, collection: &str, cache: &Path) -> Resul
         let dir = cache.join(&manifest.name);
         let staging = dir.with_extension("partial");
         std::fs::create_dir_all(&staging).map_err(io_error(&staging))?;
-        for (file, table) in BATCH_FILES.iter().zip([<Sample as Table>::NAME, <GameRecord as Table>::NAME]) {
-            let entry = manifest.entry(file).ok_or_else(|| StoreError::BadManifest {
-                url: store.url_of(&xq_store::manifest_key(collection, &manifest.name)),
-                detail: format!("no {file}"),
-            })?;
-            store.read_object_to_file(entry, &staging.join(shard_file_name(table, 0)))?;
-        }
+        download_shard_pair(store, &manifest, &staging, 0)?;
         xq_files::rename_durably(&staging, &dir).map_err(io_error(&dir))?;
     }
     for name in names {

@@ -16,7 +16,7 @@ use xq_store::Store;
 
 use crate::config::LoopConfig;
 use crate::remote::{
-    ACCEPTED, BATCH_FILES, BOOTSTRAP_LABEL, CONFIG_KEY, FINISHED_KEY, download_model, selfplay_collection,
+    ACCEPTED, BOOTSTRAP_LABEL, CONFIG_KEY, FINISHED_KEY, download_model, put_shard_pair, selfplay_collection,
 };
 use crate::{LoopError, io_error};
 
@@ -212,8 +212,7 @@ fn upload_batch(
     }
     let rows = shard_row_count::<Sample>(&samples.path).map_err(data_error)?;
     let mut artifact = store.artifact(&selfplay_collection(label), name)?;
-    artifact.put_file(BATCH_FILES[0], &samples.path)?;
-    artifact.put_file(BATCH_FILES[1], &game_shard.path)?;
+    put_shard_pair(&mut artifact, &samples.path, &game_shard.path)?;
     let meta = serde_json::json!({
         "games": games,
         "rows": rows,
