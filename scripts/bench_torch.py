@@ -2,7 +2,7 @@
 """PyTorch twin of `cargo run --release -p xq-nn --example bench_nn`.
 
 Builds the same network as xq-nn's PolicyValueNet (same layers, same input shape
-[batch, 19, 10, 9], same policy index size) and prints inference positions/s at batch
+[batch, 21, 10, 9], same policy index size) and prints inference positions/s at batch
 1/16/64/256 and training samples/s at batch 256 (AdamW, policy + WDL cross-entropy), at
 1 and 2 threads, as a markdown table in the same format as the Rust benchmark.
 
@@ -18,7 +18,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-INPUT_PLANES = 19
+INPUT_PLANES = 21
 ROWS, COLS = 10, 9
 
 

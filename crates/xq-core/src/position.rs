@@ -762,6 +762,80 @@ impl Position {
         }
     }
 
+    /// How many of `color`'s pieces bear on each point (indexed by [`Square::index`]): the
+    /// pieces that could capture an enemy piece standing there, or recapture on it when it
+    /// holds one of their own. This is what makes a piece hanging or defended, so the network
+    /// gets it as input planes instead of rebuilding cannon screens and horse legs from the
+    /// piece planes. Unlike [`Position::generate_pseudo`], a cannon's quiet slides do not count
+    /// (it attacks only beyond its screen) and pieces of `color`'s own are counted as
+    /// defended; pins are ignored, as in an exchange count.
+    ///
+    /// ```
+    /// use xq_core::{Color, Position, Square};
+    /// let p = Position::startpos();
+    /// let b9 = Square::new(1, 9).unwrap();
+    /// assert_eq!(p.control(Color::Red)[b9.index()], 1); // the cannon on b2, over the b7 screen
+    /// assert_eq!(p.control(Color::Black)[b9.index()], 1); // the rook on a9 defends it
+    /// ```
+    pub fn control(&self, color: Color) -> [u8; 90] {
+        let mut counts = [0u8; 90];
+        let first = Piece::new(color, PieceKind::King).code();
+        for s in 0..90 {
+            let Some(kind) = PieceKind::from_index(self.board[s].wrapping_sub(first) as usize) else {
+                continue;
+            };
+            let mut hit = |to: u8| counts[to as usize] += 1;
+            match kind {
+                PieceKind::King => {
+                    KING_MOVES[s].to[..KING_MOVES[s].len as usize].iter().for_each(|&to| hit(to))
+                }
+                PieceKind::Advisor => {
+                    ADVISOR_MOVES[s].to[..ADVISOR_MOVES[s].len as usize].iter().for_each(|&to| hit(to));
+                }
+                PieceKind::Pawn => {
+                    let t = &PAWN_MOVES[color.index()][s];
+                    t.to[..t.len as usize].iter().for_each(|&to| hit(to));
+                }
+                PieceKind::Horse => {
+                    let t = &HORSE_MOVES[s];
+                    (0..t.len as usize)
+                        .filter(|&i| self.board[t.block[i] as usize] == 0)
+                        .for_each(|i| hit(t.to[i]));
+                }
+                PieceKind::Elephant => {
+                    let t = &ELEPHANT_MOVES[s];
+                    (0..t.len as usize)
+                        .filter(|&i| self.board[t.block[i] as usize] == 0)
+                        .for_each(|i| hit(t.to[i]));
+                }
+                PieceKind::Rook => {
+                    for ray in &RAYS[s] {
+                        for &to in &ray.to[..ray.len as usize] {
+                            hit(to);
+                            if self.board[to as usize] != 0 {
+                                break;
+                            }
+                        }
+                    }
+                }
+                PieceKind::Cannon => {
+                    for ray in &RAYS[s] {
+                        let line = &ray.to[..ray.len as usize];
+                        let Some(screen) = line.iter().position(|&to| self.board[to as usize] != 0) else {
+                            continue;
+                        };
+                        if let Some(&target) =
+                            line[screen + 1..].iter().find(|&&to| self.board[to as usize] != 0)
+                        {
+                            hit(target);
+                        }
+                    }
+                }
+            }
+        }
+        counts
+    }
+
     /// Plays a move known to be pseudo-legal for the side to move, returning what
     /// [`Position::unmake`] needs. Playing anything else corrupts the position.
     #[inline]

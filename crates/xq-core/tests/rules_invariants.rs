@@ -135,3 +135,61 @@ fn moves_onto_a_point_are_the_pseudo_moves_that_end_there() {
         }
     }
 }
+
+/// `control` counts, for every point, the pieces of a side that could capture there: on an
+/// enemy piece the pseudo-legal captures, on an empty point the pseudo-legal moves less the
+/// cannons' quiet slides, and on one of the side's own pieces the captures it would have if
+/// that piece were the enemy's.
+#[test]
+fn control_counts_the_pieces_that_could_capture_on_each_point() {
+    let mut defended_checked = 0;
+    for pos in random_positions().into_iter().step_by(7) {
+        for color in [Color::Red, Color::Black] {
+            let control = pos.control(color);
+            for (index, &count) in control.iter().enumerate() {
+                let sq = Square::from_index(index).unwrap();
+                let mut reaching = MoveList::new();
+                pos.generate_pseudo_to(color, sq, &mut reaching);
+                let expected = match pos.piece_at(sq) {
+                    Some(p) if p.color != color => reaching.len(),
+                    None => reaching
+                        .iter()
+                        .filter(|m| pos.piece_at(m.from()).unwrap().kind != xq_core::PieceKind::Cannon)
+                        .count(),
+                    Some(own) => {
+                        let Some(swapped) = as_enemy(&pos, sq, own.color.opponent()) else { continue };
+                        let mut captures = MoveList::new();
+                        swapped.generate_pseudo_to(color, sq, &mut captures);
+                        defended_checked += 1;
+                        captures.len()
+                    }
+                };
+                assert_eq!(usize::from(count), expected, "{color:?} on {sq} in {}", pos.fen());
+            }
+        }
+    }
+    assert!(defended_checked > 1000, "only {defended_checked} defended points checked");
+}
+
+/// `pos` with the piece on `sq` replaced by one of `enemy`'s (the first kind that makes a
+/// valid position), or `None` for a king or when no kind fits.
+fn as_enemy(pos: &Position, sq: Square, enemy: Color) -> Option<Position> {
+    use xq_core::{Piece, PieceKind};
+    if pos.piece_at(sq)?.kind == PieceKind::King {
+        return None;
+    }
+    [
+        PieceKind::Rook,
+        PieceKind::Horse,
+        PieceKind::Cannon,
+        PieceKind::Pawn,
+        PieceKind::Advisor,
+        PieceKind::Elephant,
+    ]
+    .into_iter()
+    .find_map(|kind| {
+        let mut setup = pos.to_setup();
+        setup.put(sq, Piece::new(enemy, kind));
+        Position::from_setup(&setup).ok()
+    })
+}

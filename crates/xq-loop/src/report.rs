@@ -200,23 +200,33 @@ fn markdown(config: &LoopConfig, state: &LoopState, has_elo: bool, has_loss: boo
     if has_loss {
         md += "![training loss](loss.svg)\n\n";
     }
-    md += "## Self-play\n\n| gen | player | games | positions | games/h | red-black-draw |";
+    md += "## Self-play\n\n| gen | player | games | positions | games/h | net positions/s | outside net | red-black-draw |";
     for (_, title) in TERMINATION_COLUMNS {
         let _ = write!(md, " {title} |");
     }
-    md += " other |\n|---|---|---|---|---|---|";
+    md += " other |\n|---|---|---|---|---|---|---|---|";
     md += &"---|".repeat(TERMINATION_COLUMNS.len() + 1);
     md += "\n";
     for g in &state.generations {
         let Some(s) = &g.selfplay else { continue };
         let _ = write!(
             md,
-            "| {} | {} | {} | {} | {:.0} | {}-{}-{} |",
+            "| {} | {} | {} | {} | {:.0} | {} | {} | {}-{}-{} |",
             generation_name(g.generation),
             g.player,
             s.games,
             s.positions,
             s.games_per_hour,
+            if s.evaluations_per_second > 0.0 {
+                format!("{:.0}", s.evaluations_per_second)
+            } else {
+                "–".into()
+            },
+            if s.evaluations_per_second > 0.0 {
+                format!("{:.0}%", 100.0 * s.outside_evaluator_share)
+            } else {
+                "–".into()
+            },
             s.red_wins,
             s.black_wins,
             s.draws

@@ -539,6 +539,8 @@ impl Runner<'_> {
         record.seconds = summary.seconds;
         record.games_per_hour =
             if summary.seconds > 0.0 { summary.games_played as f64 * 3600.0 / summary.seconds } else { 0.0 };
+        record.evaluations_per_second = summary.evaluations_per_second();
+        record.outside_evaluator_share = summary.outside_evaluator_share();
         Ok(record)
     }
 

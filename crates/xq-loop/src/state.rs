@@ -76,6 +76,14 @@ pub struct SelfplayRecord {
     pub seconds: f64,
     /// Games per hour in that invocation.
     pub games_per_hour: f64,
+    /// Evaluator positions per second of its own time in that invocation (0 for teacher
+    /// games and for batches played by workers).
+    #[serde(default)]
+    pub evaluations_per_second: f64,
+    /// Share of that invocation's wall time spent outside the evaluator (tree search, rules,
+    /// samples, files); 0 when no evaluator ran.
+    #[serde(default)]
+    pub outside_evaluator_share: f64,
     /// In a distributed run, the worker batches this generation claimed (`<label>/<name>`, as
     /// committed under `selfplay/` in the run's storage), in the order of the local shards.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -15,12 +15,18 @@
 //! | 16 | natural-limit clock: plies counted toward the move limit ÷ the limit, capped at 1 |
 //! | 17 | all 1.0 if the mover is in check |
 //! | 18 | all 1.0 (lets zero-padded convolutions find the board's edge) |
+//! | 19 | the mover's control: how many of its pieces could capture on the point ([`Position::control`]), ½ per piece, capped at 1 |
+//! | 20 | the opponent's control, the same |
+//!
+//! Version 2 added planes 19–20: with them a small network sees which pieces hang and which
+//! are defended without rebuilding cannon screens and horse legs from the piece planes
+//! (docs/results/ablations.md).
 
 use ndarray::{Array4, ArrayViewMut4};
 use xq_core::{Color, HistoryFeatures, PieceKind, Position, Square};
 
 /// Version of the input layout and the policy index; stored in every checkpoint.
-pub const ENCODING_VERSION: u32 = 1;
+pub const ENCODING_VERSION: u32 = 2;
 /// Board rows (ranks).
 pub const BOARD_ROWS: usize = 10;
 /// Board columns (files).
@@ -28,7 +34,7 @@ pub const BOARD_COLS: usize = 9;
 /// Points per plane.
 pub const PLANE_SIZE: usize = BOARD_ROWS * BOARD_COLS;
 /// Number of input planes.
-pub const INPUT_PLANES: usize = 19;
+pub const INPUT_PLANES: usize = 21;
 /// Floats in one encoded position.
 pub const INPUT_SIZE: usize = INPUT_PLANES * PLANE_SIZE;
 
@@ -37,6 +43,8 @@ const PLANE_REPEATED_TWICE: usize = 15;
 const PLANE_LIMIT_CLOCK: usize = 16;
 const PLANE_IN_CHECK: usize = 17;
 const PLANE_ONES: usize = 18;
+const PLANE_MOVER_CONTROL: usize = 19;
+const PLANE_OPPONENT_CONTROL: usize = 20;
 
 /// The square of the board that lands on plane point `row * 9 + col` for `side`.
 #[inline]
@@ -68,6 +76,13 @@ pub fn encode_position(position: &Position, history: &HistoryFeatures, out: &mut
     rest[constant(PLANE_LIMIT_CLOCK)].fill(history.limit_fraction());
     rest[constant(PLANE_IN_CHECK)].fill(flag(position.in_check()));
     rest[constant(PLANE_ONES)].fill(1.0);
+    for (plane, color) in [(PLANE_MOVER_CONTROL, side), (PLANE_OPPONENT_CONTROL, side.opponent())] {
+        let out = &mut rest[constant(plane)];
+        for (index, &count) in position.control(color).iter().enumerate() {
+            let Some(square) = Square::from_index(index) else { continue };
+            out[oriented_square(square, side).index()] = f32::from(count.min(2)) * 0.5;
+        }
+    }
 }
 
 /// Encodes a batch into `out`, shaped `[batch, INPUT_PLANES, 10, 9]` (standard layout).

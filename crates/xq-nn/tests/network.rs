@@ -7,9 +7,9 @@ use ndarray::{Array2, Array4};
 use xq_nn::checkpoint::checkpoint_paths;
 use xq_nn::encoding::encode_batch;
 use xq_nn::{
-    BatchEvaluator, CheckpointError, EvalError, EvalRequest, ModelConfig, OptimizerConfig, OptimizerKind,
-    POLICY_SIZE, PolicyValueNet, TrainBatch, TrainError, Trainer, TrunkNorm, load_checkpoint, policy_index,
-    save_checkpoint,
+    BatchEvaluator, CheckpointError, ENCODING_VERSION, EvalError, EvalRequest, ModelConfig, OptimizerConfig,
+    OptimizerKind, POLICY_SIZE, PolicyValueNet, TrainBatch, TrainError, Trainer, TrunkNorm, load_checkpoint,
+    policy_index, save_checkpoint,
 };
 
 /// A fixed batch from random games: one-hot policy on a legal move, one-hot WDL.
@@ -229,7 +229,8 @@ fn bad_checkpoints_give_clear_errors() {
 
     // Another encoding version.
     let original = std::fs::read_to_string(&meta_path).unwrap();
-    let bumped = original.replace("\"encoding_version\": 1", "\"encoding_version\": 99");
+    let bumped =
+        original.replace(&format!("\"encoding_version\": {ENCODING_VERSION}"), "\"encoding_version\": 99");
     assert_ne!(bumped, original);
     std::fs::write(&meta_path, &bumped).unwrap();
     let err = load_checkpoint(&stem, Some(&config), &device).unwrap_err();

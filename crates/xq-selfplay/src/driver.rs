@@ -191,7 +191,11 @@ pub fn run_selfplay(
             }
         }
         if !batch.is_empty() {
+            let asked = Instant::now();
             evaluate_batch(evaluator, &batch, &mut results)?;
+            summary.evaluator_seconds += asked.elapsed().as_secs_f64();
+            summary.evaluations += batch.len() as u64;
+            summary.evaluator_batches += 1;
             // Slots that just played their move have no search running until the next round.
             for s in slots.iter_mut().flatten().filter(|s| s.searching) {
                 s.search

@@ -45,6 +45,13 @@ pub struct Summary {
     pub false_resignations: u64,
     /// Whether the invocation stopped before finishing (`stop_after_shards`).
     pub interrupted: bool,
+    /// Evaluator calls (batches).
+    pub evaluator_batches: u64,
+    /// Positions sent to the evaluator (search leaves; 0 for teacher games, which have none).
+    pub evaluations: u64,
+    /// Wall time spent inside the evaluator. The rest of `seconds` is tree search, rules,
+    /// sample building and shard writing: the part a faster network cannot shorten.
+    pub evaluator_seconds: f64,
 }
 
 impl Summary {
@@ -70,6 +77,25 @@ impl Summary {
     /// Games per hour of this invocation.
     pub fn games_per_hour(&self) -> f64 {
         if self.seconds > 0.0 { self.games_played as f64 * 3600.0 / self.seconds } else { 0.0 }
+    }
+
+    /// Positions the evaluator scored per second of its own time.
+    pub fn evaluations_per_second(&self) -> f64 {
+        if self.evaluator_seconds > 0.0 { self.evaluations as f64 / self.evaluator_seconds } else { 0.0 }
+    }
+
+    /// Share of the wall time spent outside the evaluator (0 when nothing was evaluated).
+    pub fn outside_evaluator_share(&self) -> f64 {
+        if self.seconds > 0.0 && self.evaluations > 0 {
+            (1.0 - self.evaluator_seconds / self.seconds).clamp(0.0, 1.0)
+        } else {
+            0.0
+        }
+    }
+
+    /// Mean positions per evaluator call.
+    pub fn mean_batch(&self) -> f64 {
+        if self.evaluator_batches > 0 { self.evaluations as f64 / self.evaluator_batches as f64 } else { 0.0 }
     }
 
     /// Positions per second of this invocation.
@@ -99,6 +125,17 @@ impl fmt::Display for Summary {
             self.positions_per_second(),
             if self.games_played > 0 { self.plies as f64 / self.games_played as f64 } else { 0.0 }
         )?;
+        if self.evaluations > 0 {
+            writeln!(
+                f,
+                "  evaluator: {} positions in {:.1} s ({:.0} positions/s, mean batch {:.1}); {:.1}% of the wall time outside it",
+                self.evaluations,
+                self.evaluator_seconds,
+                self.evaluations_per_second(),
+                self.mean_batch(),
+                100.0 * self.outside_evaluator_share()
+            )?;
+        }
         writeln!(f, "  results: red {} / black {} / draw {}", self.red_wins, self.black_wins, self.draws)?;
         let ends: Vec<String> = self.terminations.iter().map(|(k, v)| format!("{k} {v}")).collect();
         writeln!(f, "  endings: {}", ends.join(", "))?;

@@ -92,6 +92,21 @@ fn games_that_end_in_the_same_round_are_all_written() {
     assert_eq!(games.keys().copied().collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
     let samples = xq_data::read_samples_dir(dir.path()).unwrap().rows;
     assert_eq!(samples.len() as u64, summary.positions);
+
+    // The evaluator's share of the time: every searched move sent at least one position and
+    // at most a full search's visits plus its root; one game's leaf per round and slot.
+    let moves = summary.positions;
+    assert!(summary.evaluations >= moves, "{} evaluations for {moves} moves", summary.evaluations);
+    assert!(summary.evaluations <= moves * 17, "{} evaluations for {moves} moves", summary.evaluations);
+    assert!(
+        summary.mean_batch() >= 1.0 && summary.mean_batch() <= 5.0,
+        "mean batch {}",
+        summary.mean_batch()
+    );
+    assert!(summary.evaluator_seconds > 0.0 && summary.evaluator_seconds <= summary.seconds);
+    let outside = summary.outside_evaluator_share();
+    assert!((0.0..=1.0).contains(&outside), "{outside}");
+    assert!(summary.to_string().contains("outside it"), "{summary}");
 }
 
 #[test]

@@ -53,6 +53,11 @@ fn same_seed_same_files_whatever_the_threads_and_a_kill_loses_nothing() {
     let (one, two, killed) = (root.path().join("one"), root.path().join("two"), root.path().join("killed"));
     let summary = play(&one, 1, None);
     assert_eq!(summary.games_played, 6);
+    assert_eq!(
+        (summary.evaluations, summary.outside_evaluator_share()),
+        (0, 0.0),
+        "no evaluator in teacher games"
+    );
     play(&two, 2, None);
     assert_eq!(files(&one), files(&two));
 
