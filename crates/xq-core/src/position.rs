@@ -655,7 +655,7 @@ impl Position {
                 continue;
             }
             let steps = &PAWN_MOVES[color.index()][ray.to[0] as usize];
-            if steps.to[..steps.len as usize].contains(&(t as u8)) {
+            if steps.targets().contains(&(t as u8)) {
                 add(ray.to[0]);
             }
         }
@@ -786,31 +786,14 @@ impl Position {
             };
             let mut hit = |to: u8| counts[to as usize] += 1;
             match kind {
-                PieceKind::King => {
-                    KING_MOVES[s].to[..KING_MOVES[s].len as usize].iter().for_each(|&to| hit(to))
-                }
-                PieceKind::Advisor => {
-                    ADVISOR_MOVES[s].to[..ADVISOR_MOVES[s].len as usize].iter().for_each(|&to| hit(to));
-                }
-                PieceKind::Pawn => {
-                    let t = &PAWN_MOVES[color.index()][s];
-                    t.to[..t.len as usize].iter().for_each(|&to| hit(to));
-                }
-                PieceKind::Horse => {
-                    let t = &HORSE_MOVES[s];
-                    (0..t.len as usize)
-                        .filter(|&i| self.board[t.block[i] as usize] == 0)
-                        .for_each(|i| hit(t.to[i]));
-                }
-                PieceKind::Elephant => {
-                    let t = &ELEPHANT_MOVES[s];
-                    (0..t.len as usize)
-                        .filter(|&i| self.board[t.block[i] as usize] == 0)
-                        .for_each(|i| hit(t.to[i]));
-                }
+                PieceKind::King => KING_MOVES[s].targets().iter().for_each(|&to| hit(to)),
+                PieceKind::Advisor => ADVISOR_MOVES[s].targets().iter().for_each(|&to| hit(to)),
+                PieceKind::Pawn => PAWN_MOVES[color.index()][s].targets().iter().for_each(|&to| hit(to)),
+                PieceKind::Horse => HORSE_MOVES[s].unblocked(&self.board).for_each(hit),
+                PieceKind::Elephant => ELEPHANT_MOVES[s].unblocked(&self.board).for_each(hit),
                 PieceKind::Rook => {
                     for ray in &RAYS[s] {
-                        for &to in &ray.to[..ray.len as usize] {
+                        for &to in ray.targets() {
                             hit(to);
                             if self.board[to as usize] != 0 {
                                 break;
@@ -820,7 +803,7 @@ impl Position {
                 }
                 PieceKind::Cannon => {
                     for ray in &RAYS[s] {
-                        let line = &ray.to[..ray.len as usize];
+                        let line = ray.targets();
                         let Some(screen) = line.iter().position(|&to| self.board[to as usize] != 0) else {
                             continue;
                         };

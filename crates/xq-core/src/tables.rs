@@ -20,6 +20,18 @@ impl<const N: usize> Targets<N> {
         self.len += 1;
         self
     }
+
+    /// The target squares, blocked or not.
+    #[inline]
+    pub fn targets(&self) -> &[u8] {
+        &self.to[..self.len as usize]
+    }
+
+    /// The target squares whose blocking square is empty on `board`.
+    #[inline]
+    pub fn unblocked<'a>(&'a self, board: &'a [u8; 90]) -> impl Iterator<Item = u8> + 'a {
+        (0..self.len as usize).filter(|&i| board[self.block[i] as usize] == 0).map(|i| self.to[i])
+    }
 }
 
 const fn sq(file: i32, rank: i32) -> i32 {

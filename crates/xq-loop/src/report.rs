@@ -209,6 +209,11 @@ fn markdown(config: &LoopConfig, state: &LoopState, has_elo: bool, has_loss: boo
     md += "\n";
     for g in &state.generations {
         let Some(s) = &g.selfplay else { continue };
+        let (net_speed, outside_net) = if s.evaluations_per_second > 0.0 {
+            (format!("{:.0}", s.evaluations_per_second), format!("{:.0}%", 100.0 * s.outside_evaluator_share))
+        } else {
+            ("–".to_string(), "–".to_string())
+        };
         let _ = write!(
             md,
             "| {} | {} | {} | {} | {:.0} | {} | {} | {}-{}-{} |",
@@ -217,16 +222,8 @@ fn markdown(config: &LoopConfig, state: &LoopState, has_elo: bool, has_loss: boo
             s.games,
             s.positions,
             s.games_per_hour,
-            if s.evaluations_per_second > 0.0 {
-                format!("{:.0}", s.evaluations_per_second)
-            } else {
-                "–".into()
-            },
-            if s.evaluations_per_second > 0.0 {
-                format!("{:.0}%", 100.0 * s.outside_evaluator_share)
-            } else {
-                "–".into()
-            },
+            net_speed,
+            outside_net,
             s.red_wins,
             s.black_wins,
             s.draws

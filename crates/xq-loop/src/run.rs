@@ -537,8 +537,7 @@ impl Runner<'_> {
         record.dir =
             dir.strip_prefix(&self.config.run.data_root).unwrap_or(&dir).to_string_lossy().into_owned();
         record.seconds = summary.seconds;
-        record.games_per_hour =
-            if summary.seconds > 0.0 { summary.games_played as f64 * 3600.0 / summary.seconds } else { 0.0 };
+        record.games_per_hour = summary.games_per_hour();
         record.evaluations_per_second = summary.evaluations_per_second();
         record.outside_evaluator_share = summary.outside_evaluator_share();
         Ok(record)
