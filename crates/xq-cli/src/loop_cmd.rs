@@ -74,6 +74,22 @@ pub fn run(args: LoopArgs) -> Result<()> {
     if let Some(accepted) = &summary.accepted {
         eprintln!("  accepted model: {}", accepted.display());
     }
+    if let Some(rating) = state.final_rating.as_ref().and_then(|r| r.rating.as_ref()) {
+        let per: Vec<String> = rating
+            .opponents
+            .iter()
+            .enumerate()
+            .map(|(i, (name, [w, d, l]))| {
+                let beaten = match rating.beats.get(i) {
+                    Some(true) => " beaten",
+                    Some(false) => " not beaten",
+                    None => "",
+                };
+                format!("{name} +{w}={d}-{l}{beaten}")
+            })
+            .collect();
+        eprintln!("  final rating of {}: {}", rating.model, per.join(", "));
+    }
     eprintln!("  report: {}", summary.report.display());
     Ok(())
 }

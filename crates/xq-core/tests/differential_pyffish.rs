@@ -13,7 +13,6 @@
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 use xq_core::{Move, Position, Square};
@@ -22,10 +21,6 @@ const DEFAULT_GAMES: usize = 300;
 const MAX_PLIES: usize = 150;
 /// Mismatches printed in full before the test gives up listing them.
 const MAX_REPORTED: usize = 20;
-
-fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// SplitMix64: a tiny, well-mixed generator, so every game is reproducible from its seed.
 struct SplitMix64(u64);
@@ -159,21 +154,8 @@ impl Oracle {
     /// The oracle, or `None` (the test skips, saying why) when no Python is set up and
     /// `XQ_REQUIRE_PYTHON` is unset; `scripts/test.sh` sets it, so there the test never skips.
     fn start() -> Option<Oracle> {
-        let python = match std::env::var_os("XQ_PYTHON") {
-            Some(p) => PathBuf::from(p),
-            None => {
-                let venv = workspace_root().join(".venv/bin/python");
-                if !venv.exists() {
-                    let why =
-                        format!("XQ_PYTHON is unset and {} does not exist: {SETUP_HINT}", venv.display());
-                    assert!(std::env::var_os("XQ_REQUIRE_PYTHON").is_none(), "{why}");
-                    eprintln!("skipped: {why}");
-                    return None;
-                }
-                venv
-            }
-        };
-        let script = workspace_root().join("scripts/pyffish_oracle.py");
+        let python = xq_testkit::test_python()?;
+        let script = xq_testkit::workspace_file("scripts/pyffish_oracle.py");
         let mut child = Command::new(&python)
             .arg(&script)
             .stdin(Stdio::piped())
@@ -241,7 +223,7 @@ impl Drop for Oracle {
 /// Starting positions besides the opening: the Pikafish bench positions (middlegames and
 /// endgames with pins and sparse boards that random play from the start rarely reaches).
 fn bench_positions() -> Vec<Position> {
-    let path = workspace_root().join("data/oracles/perft_positions.json");
+    let path = xq_testkit::workspace_file("data/oracles/perft_positions.json");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let oracle: Value = serde_json::from_str(&text).expect("oracle JSON");
     oracle["pikafish_bench"]["positions"]

@@ -10,34 +10,12 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 use xq_data::{GameWriter, SampleWriter, WriterOptions};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn python() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("XQ_PYTHON") {
-        return Some(PathBuf::from(p));
-    }
-    let venv = workspace().join(".venv/bin/python");
-    if venv.exists() {
-        return Some(venv);
-    }
-    let why = format!(
-        "XQ_PYTHON is unset and {} does not exist: run `bash scripts/setup-python.sh`",
-        venv.display()
-    );
-    assert!(std::env::var_os("XQ_REQUIRE_PYTHON").is_none(), "{why}");
-    eprintln!("skipped: {why}");
-    None
-}
-
 /// The first ```python block after the line containing `marker` in `file`.
 fn snippet(file: &str, marker: &str) -> String {
-    let text = std::fs::read_to_string(workspace().join(file)).unwrap();
+    let text = std::fs::read_to_string(xq_testkit::workspace_file(file)).unwrap();
     let after = &text[text.find(marker).unwrap_or_else(|| panic!("{file}: no {marker:?}"))..];
     let start = after.find("```python\n").expect("a python block") + "```python\n".len();
     let end = after[start..].find("```").expect("a closed block");
@@ -52,7 +30,7 @@ fn shards_dir(code: &str) -> String {
 
 #[test]
 fn the_documented_python_snippets_read_the_right_tables() {
-    let Some(python) = python() else { return };
+    let Some(python) = xq_testkit::test_python() else { return };
     let (games, samples) = common::random_games(3, 11, 30);
     for (file, marker) in [("README.md", "Read the data with"), ("docs/DATA.md", "## Reading from Python")] {
         let code = snippet(file, marker);

@@ -5,37 +5,13 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use xq_data::{GameWriter, SampleWriter, WriterOptions};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The Python to check with, or `None` (the test skips, saying why) when none is set up and
-/// `XQ_REQUIRE_PYTHON` is unset; `scripts/test.sh` sets it, so there the test never skips.
-fn python() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("XQ_PYTHON") {
-        return Some(PathBuf::from(p));
-    }
-    let venv = workspace().join(".venv/bin/python");
-    if venv.exists() {
-        return Some(venv);
-    }
-    let why = format!(
-        "XQ_PYTHON is unset and {} does not exist: run `bash scripts/setup-python.sh`",
-        venv.display()
-    );
-    assert!(std::env::var_os("XQ_REQUIRE_PYTHON").is_none(), "{why}");
-    eprintln!("skipped: {why}");
-    None
-}
-
 #[test]
 fn pyarrow_reads_both_tables() {
-    let Some(python) = python() else { return };
+    let Some(python) = xq_testkit::test_python() else { return };
     let dir = tempfile::tempdir().unwrap();
     let (games, samples) = common::random_games(3, 77, 40);
     // Separate directories: pyarrow reads the samples directory as a whole too.
@@ -46,7 +22,7 @@ fn pyarrow_reads_both_tables() {
     writer.extend(games.iter().cloned()).unwrap();
     let game_shard = writer.finish().unwrap().remove(0);
 
-    let script = workspace().join("scripts/check_parquet.py");
+    let script = xq_testkit::workspace_file("scripts/check_parquet.py");
     let output = Command::new(&python)
         .arg(&script)
         .arg(&sample_shard.file.path)

@@ -116,6 +116,31 @@ impl GateThreshold {
             _ => None,
         }
     }
+
+    /// Whether a player's results meet the threshold: `score` is its score per game over all
+    /// its games (`None` before any), `pentanomial` its complete game pairs. An SPRT is met
+    /// when its LLR over those pairs has reached the upper bound (H1 accepted); undecided is
+    /// not met.
+    ///
+    /// ```
+    /// use xq_eval::events::GateThreshold;
+    /// use xq_eval::stats::Pentanomial;
+    /// let sprt = GateThreshold::Sprt { elo0: 0.0, elo1: 60.0, alpha: 0.1, beta: 0.2 };
+    /// assert!(sprt.is_met(Some(1.0), &Pentanomial::new([0, 0, 0, 0, 20])));
+    /// assert!(!sprt.is_met(Some(0.75), &Pentanomial::new([0, 0, 1, 0, 1])));
+    /// assert!(GateThreshold::Score { min: 0.55 }.is_met(Some(0.6), &Pentanomial::default()));
+    /// ```
+    pub fn is_met(&self, score: Option<f64>, pentanomial: &crate::stats::Pentanomial) -> bool {
+        match *self {
+            GateThreshold::Score { min } => score.is_some_and(|s| s >= min),
+            GateThreshold::EloLowerBound { min } => pentanomial.estimate().is_ok_and(|e| e.elo.lower >= min),
+            GateThreshold::Los { min } => pentanomial.estimate().is_ok_and(|e| e.los >= min),
+            GateThreshold::Sprt { .. } => self
+                .sprt()
+                .and_then(|test| sprt(pentanomial, &test).ok())
+                .is_some_and(|r| r.state == SprtState::AcceptH1),
+        }
+    }
 }
 
 /// The event format.
@@ -496,17 +521,8 @@ impl Event {
         if !self.is_finished() {
             return Some(GateVerdict::Pending);
         }
-        let promote = match threshold {
-            GateThreshold::Score { min } => {
-                let tally = crate::record::player_tallies(&self.records(), 2)[0].total;
-                tally.score().is_ok_and(|s| s >= min)
-            }
-            GateThreshold::EloLowerBound { min } => {
-                self.pentanomial().estimate().is_ok_and(|e| e.elo.lower >= min)
-            }
-            GateThreshold::Los { min } => self.pentanomial().estimate().is_ok_and(|e| e.los >= min),
-            GateThreshold::Sprt { .. } => self.sprt_result().is_some_and(|r| r.state == SprtState::AcceptH1),
-        };
+        let score = crate::record::player_tallies(&self.records(), 2)[0].total.score().ok();
+        let promote = threshold.is_met(score, &self.pentanomial());
         Some(if promote { GateVerdict::Promote } else { GateVerdict::Reject })
     }
 

@@ -13,27 +13,6 @@ use std::process::Command;
 use xq_core::{Game, GameResult, GameRules};
 use xq_eval::pgn::{PgnGame, PgnHeader, PgnMovetext, parse_pgn};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn python() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("XQ_PYTHON") {
-        return Some(PathBuf::from(p));
-    }
-    let venv = workspace().join(".venv/bin/python");
-    if venv.exists() {
-        return Some(venv);
-    }
-    let why = format!(
-        "XQ_PYTHON is unset and {} does not exist: run `bash scripts/setup-python.sh`",
-        venv.display()
-    );
-    assert!(std::env::var_os("XQ_REQUIRE_PYTHON").is_none(), "{why}");
-    eprintln!("skipped: {why}");
-    None
-}
-
 /// A seeded game of random legal moves (captures preferred, so the board empties and the
 /// notation has to tell tandem pieces apart), to its end or `plies` moves.
 fn random_game(fen: &str, seed: u64, plies: usize) -> Game {
@@ -75,7 +54,7 @@ fn write(dir: &Path, name: &str, game: &Game, movetext: PgnMovetext) -> PathBuf 
 
 #[test]
 fn cchess_and_pyffish_load_xq_pgn_unchanged() {
-    let Some(python) = python() else { return };
+    let Some(python) = xq_testkit::test_python() else { return };
     let dir = tempfile::tempdir().unwrap();
     let games = games();
     let mut requests = Vec::new();

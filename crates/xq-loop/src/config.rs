@@ -121,11 +121,12 @@ impl Default for GateSection {
 }
 
 /// `[ladder]`: the fixed opponents every accepted model is rated against, at the same budget
-/// per move (equal time, when `limits` gives a `movetime_ms`).
+/// per move (equal time, when `limits` gives a `movetime_ms`). `[final_rating]` has the same
+/// keys and rates the run's last accepted model once the run is over.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LadderSection {
-    /// Rate accepted models at all.
+    /// Rate at all (`[ladder]`: on by default; `[final_rating]`: on once the section is given).
     pub enabled: bool,
     /// Game pairs against each opponent.
     pub pairs: u32,
@@ -142,6 +143,34 @@ pub struct LadderSection {
     pub max_plies: u32,
     /// Openings of the bundled book to use (0: the initial position only).
     pub openings: usize,
+    /// When given, the rating says against which opponents the model meets it over the games
+    /// played: `{ kind = "sprt", elo0 = 0, elo1 = 60, alpha = 0.05, beta = 0.05 }` reads "beats"
+    /// as an SPRT that accepted H1 (all pairs are played; undecided is not beaten).
+    pub threshold: Option<GateThreshold>,
+}
+
+impl LadderSection {
+    /// `[final_rating]` when the file has none: off.
+    pub fn final_rating_default() -> LadderSection {
+        LadderSection { enabled: false, ..LadderSection::default() }
+    }
+
+    fn validate(&self, section: &str) -> Result<(), LoopError> {
+        let bad = |m: String| Err(LoopError::Config(m));
+        if !self.enabled {
+            return Ok(());
+        }
+        if self.pairs == 0 || self.concurrency == 0 {
+            return bad(format!("{section}.pairs and {section}.concurrency must be at least 1"));
+        }
+        if self.opponents.is_empty() {
+            return bad(format!("{section}.opponents must name at least one opponent"));
+        }
+        if let Some(test) = self.threshold.as_ref().and_then(GateThreshold::sprt) {
+            test.validate().map_err(|e| LoopError::Config(format!("{section}.threshold: {e}")))?;
+        }
+        Ok(())
+    }
 }
 
 impl Default for LadderSection {
@@ -171,6 +200,7 @@ impl Default for LadderSection {
             concurrency: 2,
             max_plies: xq_play::DEFAULT_MAX_PLIES,
             openings: 27,
+            threshold: None,
         }
     }
 }
@@ -205,6 +235,12 @@ pub struct LoopConfig {
     /// `[ladder]`.
     #[serde(default)]
     pub ladder: LadderSection,
+    /// `[final_rating]`: when the run is over (its generations done or its time budget spent),
+    /// its last accepted model plays these opponents at this budget, typically at equal time
+    /// and with more pairs than a generation's ladder can afford. Rated again when the last
+    /// accepted model or the section changes.
+    #[serde(default = "LadderSection::final_rating_default")]
+    pub final_rating: LadderSection,
 }
 
 impl LoopConfig {
@@ -253,12 +289,8 @@ impl LoopConfig {
         if self.gate.pairs == 0 || self.gate.concurrency == 0 {
             return bad("gate.pairs and gate.concurrency must be at least 1");
         }
-        if self.ladder.enabled && (self.ladder.pairs == 0 || self.ladder.concurrency == 0) {
-            return bad("ladder.pairs and ladder.concurrency must be at least 1");
-        }
-        if self.ladder.enabled && self.ladder.opponents.is_empty() {
-            return bad("ladder.opponents must name at least one opponent");
-        }
+        self.ladder.validate("ladder")?;
+        self.final_rating.validate("final_rating")?;
         self.selfplay_config().validate().map_err(LoopError::Config)?;
         if let Some(teacher) = &self.bootstrap.teacher {
             teacher.validate().map_err(|e| LoopError::Config(format!("bootstrap.teacher: {e}")))?;

@@ -36,7 +36,8 @@ pub use remote::RemoteRun;
 pub use report::write_report;
 pub use run::{LoopOptions, LoopSummary, RunPaths, run_distributed, run_loop};
 pub use state::{
-    GateRecord, GenerationRecord, LadderRecord, LoopState, STATE_FORMAT, SelfplayRecord, TrainRecord,
+    FinalRatingRecord, GateRecord, GenerationRecord, LadderRecord, LoopState, STATE_FORMAT, SelfplayRecord,
+    TrainRecord,
 };
 pub use worker::{WorkerOptions, WorkerSummary, default_worker_id, run_worker};
 

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use plotters::prelude::*;
+use xq_eval::events::GateThreshold;
 use xq_eval::plot::{RatedPoint, elo_progress_svg};
 
 use crate::LoopError;
@@ -291,7 +292,80 @@ fn markdown(config: &LoopConfig, state: &LoopState, has_elo: bool, has_loss: boo
             per.join(", ")
         );
     }
+    md += &final_rating_markdown(state);
     md
+}
+
+/// The final rating: the last accepted model against each opponent, whether it beat it, and
+/// how fast every player searched.
+fn final_rating_markdown(state: &LoopState) -> String {
+    let Some(record) = &state.final_rating else { return String::new() };
+    let section = &record.section;
+    let mut md = format!(
+        "\n## Final rating\n\nThe last accepted model ({}) against each opponent, {} pairs at {}.",
+        generation_name(record.generation),
+        section.pairs,
+        section.limits
+    );
+    let Some(rating) = &record.rating else {
+        md += " Not finished: the next `xq loop` with this configuration plays the rest.\n";
+        return md;
+    };
+    if let Some(threshold) = &section.threshold {
+        let _ = write!(md, " \"Beaten\" means {}.", describe_threshold(threshold));
+    }
+    let _ = writeln!(
+        md,
+        " `{}`: Elo {} over all opponents, score {:.1}%.\n",
+        rating.model,
+        fmt_elo(rating.elo),
+        100.0 * rating.score
+    );
+    md += "| opponent | games | +/=/- | score | beaten |\n|---|---|---|---|---|\n";
+    for (i, (name, [w, d, l])) in rating.opponents.iter().enumerate() {
+        let games = w + d + l;
+        let score = if games > 0 {
+            format!("{:.1}%", 100.0 * (*w as f64 + 0.5 * *d as f64) / games as f64)
+        } else {
+            "–".into()
+        };
+        let beaten = match rating.beats.get(i) {
+            Some(true) => "yes",
+            Some(false) => "no",
+            None => "–",
+        };
+        let _ = writeln!(md, "| {name} | {games} | +{w}={d}-{l} | {score} | {beaten} |");
+    }
+    if !rating.speed.is_empty() {
+        md += "\n| player | moves | ms/move | nodes/move | nodes/s |\n|---|---|---|---|---|\n";
+        let number =
+            |x: Option<f64>, scale: f64| x.map_or_else(|| "–".to_string(), |v| format!("{:.0}", v * scale));
+        for p in &rating.speed {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} |",
+                p.name,
+                p.moves,
+                number(p.seconds_per_move, 1000.0),
+                number(p.nodes_per_move, 1.0),
+                number(p.nodes_per_second, 1.0)
+            );
+        }
+    }
+    md
+}
+
+fn describe_threshold(threshold: &GateThreshold) -> String {
+    match *threshold {
+        GateThreshold::Score { min } => format!("a score of at least {:.1}%", 100.0 * min),
+        GateThreshold::EloLowerBound { min } => {
+            format!("the 95% Elo interval's lower end at {min:+.0} or above")
+        }
+        GateThreshold::Los { min } => format!("a likelihood of superiority of at least {:.1}%", 100.0 * min),
+        GateThreshold::Sprt { elo0, elo1, alpha, beta } => format!(
+            "an SPRT of {elo0:+.0} against {elo1:+.0} Elo (α {alpha}, β {beta}) that accepted H1 over the pairs played"
+        ),
+    }
 }
 
 /// The validation section: each candidate's value and policy scores next to the baselines.

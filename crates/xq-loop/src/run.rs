@@ -10,15 +10,17 @@ use xq_data::{GameRecord as GameRow, Sample, list_shards, read_games_dir, shard_
 use xq_eval::events::{Format, GateVerdict};
 use xq_eval::report::EventReport;
 use xq_eval::runner::{Adjudication, Limits, PlayerSpec, RunConfig, RunOptions, run_event};
-use xq_eval::stats::EloEstimate;
+use xq_eval::stats::{EloEstimate, Pentanomial, Wdl};
 use xq_nn::EvaluatorSpec;
 use xq_play::derive_seed;
 use xq_selfplay::{BuiltinEvaluator, SelfplayRun, run_selfplay, run_teacher_selfplay};
 use xq_train::{TrainRun, train};
 
-use crate::config::LoopConfig;
+use crate::config::{LadderSection, LoopConfig};
 use crate::remote::RemoteRun;
-use crate::state::{GateRecord, GenerationRecord, LadderRecord, LoopState, SelfplayRecord, TrainRecord};
+use crate::state::{
+    FinalRatingRecord, GateRecord, GenerationRecord, LadderRecord, LoopState, SelfplayRecord, TrainRecord,
+};
 use crate::{LoopError, io_error};
 
 /// Salts mixed into the run seed so each stage of each generation draws its own numbers.
@@ -27,6 +29,14 @@ const TRAIN_SALT: u64 = 0x7EA1_0000_0000_0002;
 const GATE_SALT: u64 = 0x6A7E_0000_0000_0003;
 const LADDER_SALT: u64 = 0x1ADD_0000_0000_0004;
 const VALIDATION_SALT: u64 = 0x7A11_0000_0000_0005;
+
+/// Which ladder event a seed is drawn for: every generation's ladder shares one, so each model
+/// meets the ladder on the same openings; the final rating has its own.
+#[derive(Clone, Copy)]
+enum Rating {
+    Generation,
+    Final,
+}
 
 /// Knobs of one invocation that are not part of the run.
 #[derive(Clone, Debug, Default)]
@@ -183,7 +193,7 @@ fn run_loop_with(
 
     if config.ladder.enabled && state.baseline_ladder.is_none() {
         let baseline = runner.builtin_spec(config.selfplay.evaluator, "baseline");
-        state.baseline_ladder = Some(runner.ladder(baseline, "baseline", 0)?);
+        state.baseline_ladder = Some(runner.ladder(baseline, "baseline", 0, Rating::Generation)?);
         runner.save(&state)?;
         runner.report(&state)?;
     }
@@ -209,13 +219,20 @@ fn run_loop_with(
             eprintln!("{}", generation_line(&state.generations[index]));
         }
     }
+    let all_done = (0..config.run.generations as usize)
+        .all(|i| state.generations.get(i).is_some_and(|g| runner.is_complete(g)));
+    let run_over = all_done || stopped_by_budget;
+    if run_over
+        && config.final_rating.enabled
+        && let Some((generation, model_id)) = runner.accepted_before(&state, config.run.generations)
+    {
+        runner.final_rating(&mut state, generation, &model_id)?;
+    }
     runner.report(&state)?;
-    if let Some(remote) = remote {
-        let done = (0..config.run.generations as usize)
-            .all(|i| state.generations.get(i).is_some_and(|g| runner.is_complete(g)));
-        if done || stopped_by_budget {
-            remote.publish_finished(&state)?;
-        }
+    if let Some(remote) = remote
+        && run_over
+    {
+        remote.publish_finished(&state)?;
     }
     Ok(LoopSummary {
         accepted: runner.accepted_before(&state, config.run.generations).map(|(g, _)| paths.accepted(g)),
@@ -230,7 +247,8 @@ fn run_loop_with(
 /// Saves the configuration with a new run; refuses to continue a run made with another one.
 /// The generation count and the time budget may change: they say how far this invocation
 /// goes, not how a generation is made, so `--generations N` extends a finished run (and the
-/// saved configuration then records the new count).
+/// saved configuration then records the new count). So may `[final_rating]`, which only
+/// judges the models: adding it to a finished run and running again rates its last model.
 fn check_or_save_config(config: &LoopConfig, paths: &RunPaths) -> Result<(), LoopError> {
     let path = paths.config();
     let save = || xq_files::write_atomic(&path, config.to_toml().as_bytes()).map_err(io_error(&path));
@@ -262,6 +280,8 @@ pub(crate) fn compare_configs(
         let mut c = c.clone();
         c.run.generations = 0;
         c.run.time_budget_minutes = 0.0;
+        // The final rating judges the run's models; it does not make them.
+        c.final_rating = LadderSection::final_rating_default();
         c
     };
     if how_far(saved) == how_far(config) {
@@ -452,7 +472,8 @@ impl Runner<'_> {
             let id = state.generations[index].train.as_ref().map(|t| t.model_id.clone()).unwrap_or_default();
             let label = generation_name(generation);
             let spec = self.checkpoint_spec(format!("{label}-{id}"), self.paths.accepted(generation));
-            state.generations[index].ladder = Some(self.ladder(spec, &label, generation)?);
+            state.generations[index].ladder =
+                Some(self.ladder(spec, &label, generation, Rating::Generation)?);
             self.save(state)?;
         }
         state.generations[index].seconds += started.elapsed().as_secs_f64();
@@ -735,11 +756,53 @@ impl Runner<'_> {
         Ok(promote)
     }
 
-    /// Rates `player` against the fixed ladder opponents (`[ladder]`), every one at the
-    /// ladder's budget per move; tree-search opponents search as the run does unless their
-    /// entry says otherwise.
-    fn ladder(&self, player: PlayerSpec, label: &str, generation: u32) -> Result<LadderRecord, LoopError> {
-        let ladder = &self.config.ladder;
+    /// Rates the last accepted model (`generation`) as `[final_rating]` says, unless it is
+    /// rated already with this section. A rating begun for another model or section is
+    /// started over; one cut short by a kill goes on where it stopped.
+    fn final_rating(&self, state: &mut LoopState, generation: u32, model_id: &str) -> Result<(), LoopError> {
+        let section = &self.config.final_rating;
+        let label = format!("final-{}", generation_name(generation));
+        let begun =
+            state.final_rating.as_ref().filter(|r| r.generation == generation && r.section == *section);
+        match begun {
+            Some(record) if record.rating.is_some() => return Ok(()),
+            Some(_) => {}
+            None => {
+                // Games journaled with another section would refuse to resume; they are not
+                // this rating's games anyway.
+                let dir = self.paths.ladder(&label);
+                if dir.exists() {
+                    std::fs::remove_dir_all(&dir).map_err(io_error(&dir))?;
+                }
+                state.final_rating =
+                    Some(FinalRatingRecord { generation, section: section.clone(), rating: None });
+                self.save(state)?;
+            }
+        }
+        let spec = self.checkpoint_spec(
+            format!("{}-{model_id}", generation_name(generation)),
+            self.paths.accepted(generation),
+        );
+        let rating = self.ladder(spec, &label, generation, Rating::Final)?;
+        state.final_rating =
+            Some(FinalRatingRecord { generation, section: section.clone(), rating: Some(rating) });
+        self.save(state)
+    }
+
+    /// Rates `player` against the fixed opponents of `[ladder]` (or `[final_rating]`), every
+    /// one at the section's budget per move; tree-search opponents search as the run does
+    /// unless their entry says otherwise.
+    fn ladder(
+        &self,
+        player: PlayerSpec,
+        label: &str,
+        generation: u32,
+        rating: Rating,
+    ) -> Result<LadderRecord, LoopError> {
+        let (ladder, seed_index): (&LadderSection, u64) = match rating {
+            Rating::Generation => (&self.config.ladder, 0),
+            Rating::Final => (&self.config.final_rating, 1),
+        };
         let mut players = vec![player];
         players.extend(ladder.opponents.iter().cloned().map(|mut opponent| {
             if let PlayerSpec::Mcts { search: search @ None, .. } = &mut opponent {
@@ -753,35 +816,52 @@ impl Runner<'_> {
             players,
             ..self.event_config(
                 format!("{} ladder {label}", self.config.run.name),
-                // The same seed for every model, so each meets the ladder on the same openings.
-                derive_seed(self.config.run.seed ^ LADDER_SALT, 0),
+                derive_seed(self.config.run.seed ^ LADDER_SALT, seed_index),
                 Format::Gauntlet { pairs: ladder.pairs },
                 ladder.max_plies,
                 ladder.limits,
             )
         };
-        let report = self.event("ladder", generation, &config, &self.paths.ladder(label))?;
+        let stage = match rating {
+            Rating::Generation => "ladder",
+            Rating::Final => "final rating",
+        };
+        let report = self.event(stage, generation, &config, &self.paths.ladder(label))?;
         let model = config.players[0].name().to_string();
         let first = report.players.iter().find(|p| p.name == model);
-        let opponents = report
+        // Each encounter from the model's side: opponent, W/D/L and pentanomial.
+        let encounters: Vec<(String, Wdl, Pentanomial)> = report
             .pairs
             .iter()
             .filter_map(|p| {
                 let wdl = p.games.total;
                 if p.a == model {
-                    Some((p.b.clone(), [wdl.wins, wdl.draws, wdl.losses]))
+                    Some((p.b.clone(), wdl, p.pentanomial))
                 } else if p.b == model {
-                    Some((p.a.clone(), [wdl.losses, wdl.draws, wdl.wins]))
+                    let flipped = Wdl { wins: wdl.losses, draws: wdl.draws, losses: wdl.wins };
+                    Some((p.a.clone(), flipped, p.pentanomial.flipped()))
                 } else {
                     None
                 }
             })
             .collect();
+        let beats = match &ladder.threshold {
+            Some(threshold) => encounters
+                .iter()
+                .map(|(_, wdl, pentanomial)| threshold.is_met(wdl.score().ok(), pentanomial))
+                .collect(),
+            None => Vec::new(),
+        };
         Ok(LadderRecord {
             model,
             elo: first.and_then(|p| p.performance.as_ref()).map(|e| elo_triple(e, 1.0)),
             score: first.and_then(|p| p.games.total.score().ok()).unwrap_or(0.0),
-            opponents,
+            opponents: encounters
+                .into_iter()
+                .map(|(name, wdl, _)| (name, [wdl.wins, wdl.draws, wdl.losses]))
+                .collect(),
+            beats,
+            speed: report.speed.clone(),
         })
     }
 }

@@ -26,6 +26,9 @@ pub struct LoopState {
     pub validation_set: Option<SelfplayRecord>,
     /// One record per generation started, in order.
     pub generations: Vec<GenerationRecord>,
+    /// The final rating (`[final_rating]`), once begun.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_rating: Option<FinalRatingRecord>,
 }
 
 /// One generation: self-play with the accepted model, a candidate trained, gated, promoted or
@@ -149,6 +152,25 @@ pub struct LadderRecord {
     pub score: f64,
     /// Per opponent: name and the model's wins, draws, losses.
     pub opponents: Vec<(String, [u64; 3])>,
+    /// Per opponent, in `opponents` order: whether the model met the section's `threshold`
+    /// against it (empty when the section has none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub beats: Vec<bool>,
+    /// Every player's time and nodes (visits) per move in these games.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub speed: Vec<xq_eval::report::PlayerSpeed>,
+}
+
+/// The run's last accepted model rated once the run is over (`[final_rating]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FinalRatingRecord {
+    /// The rated generation.
+    pub generation: u32,
+    /// The section it is rated with: another section (or model) rates again.
+    pub section: crate::config::LadderSection,
+    /// The rating, once its games are played.
+    pub rating: Option<LadderRecord>,
 }
 
 impl LoopState {
@@ -222,8 +244,7 @@ mod tests {
                 ..GenerationRecord::default()
             })
             .collect();
-        let state =
-            LoopState { format: STATE_FORMAT, baseline_ladder: None, validation_set: None, generations };
+        let state = LoopState { format: STATE_FORMAT, generations, ..LoopState::default() };
         state.save(&path).unwrap();
         let read = LoopState::load_or_new(&path).unwrap();
         for (a, b) in state.generations.iter().zip(&read.generations) {

@@ -4,8 +4,9 @@
 
 use std::path::Path;
 
+use xq_eval::events::GateThreshold;
 use xq_eval::runner::{Limits, PlayerSpec};
-use xq_loop::{LoopConfig, LoopError, LoopOptions, RunPaths, run_loop};
+use xq_loop::{LadderSection, LoopConfig, LoopError, LoopOptions, RunPaths, run_loop};
 
 /// A loop small enough for a test: a few short self-play games, a few training steps, a
 /// two-pair gate and a one-pair ladder, all at a handful of visits.
@@ -223,4 +224,62 @@ fn a_teacher_plays_the_bootstrap_generations() {
     assert_eq!(more.state.generations[0].train, summary.state.generations[0].train);
     let saved = std::fs::read_to_string(RunPaths::new(&config).config()).unwrap();
     assert_eq!(LoopConfig::from_toml(&saved).unwrap().run.generations, 2);
+}
+
+#[test]
+fn the_final_rating_rates_the_last_accepted_model_once_the_run_is_over() {
+    let root = tempfile::tempdir().unwrap();
+    let mut config = tiny_config(root.path());
+    config.run.generations = 1;
+    // Every candidate is promoted, so the run has a model to rate.
+    config.gate.threshold = GateThreshold::Score { min: 0.0 };
+    config.final_rating = LadderSection {
+        pairs: 2,
+        limits: Limits { visits: Some(4), ..Limits::default() },
+        opponents: vec![
+            PlayerSpec::Random { name: "random".into() },
+            PlayerSpec::Greedy { name: "greedy".into() },
+        ],
+        max_plies: 40,
+        openings: 0,
+        threshold: Some(GateThreshold::Score { min: 0.5 }),
+        ..LadderSection::default()
+    };
+    let paths = RunPaths::new(&config);
+
+    // An invocation that stops before the run is over rates nothing.
+    let cut = run_loop(&config, &LoopOptions { max_generations_this_run: Some(0), ..quiet() }).unwrap();
+    assert!(cut.state.final_rating.is_none());
+
+    let summary = run_loop(&config, &quiet()).unwrap();
+    assert_eq!(summary.state.generations[0].promoted, Some(true));
+    let record = summary.state.final_rating.as_ref().expect("the run is over: its model is rated");
+    assert_eq!(record.generation, 0);
+    assert_eq!(record.section, config.final_rating);
+    let rating = record.rating.as_ref().expect("rating finished");
+    let names: Vec<&str> = rating.opponents.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(names, ["random", "greedy"]);
+    assert_eq!(rating.beats.len(), 2, "one verdict per opponent");
+    for ((name, [w, d, l]), beaten) in rating.opponents.iter().zip(&rating.beats) {
+        assert_eq!(w + d + l, 4, "{name}: two pairs");
+        let score = (*w as f64 + 0.5 * *d as f64) / 4.0;
+        assert_eq!(*beaten, score >= 0.5, "{name}: +{w}={d}-{l}");
+    }
+    let model_speed = rating.speed.iter().find(|p| p.name == rating.model).expect("the model's speed");
+    assert!(model_speed.moves > 0 && model_speed.nodes_per_move.is_some_and(|n| n > 0.0), "{model_speed:?}");
+    let report = std::fs::read_to_string(paths.report()).unwrap();
+    assert!(report.contains("## Final rating") && report.contains("| greedy | 4 |"), "{report}");
+
+    // Nothing left to do: the next invocation changes nothing on disk.
+    let saved = std::fs::read(paths.state()).unwrap();
+    run_loop(&config, &quiet()).unwrap();
+    assert_eq!(std::fs::read(paths.state()).unwrap(), saved);
+
+    // Another final section is not another run: the finished run's model is rated again.
+    let mut one_pair = config.clone();
+    one_pair.final_rating.pairs = 1;
+    let again = run_loop(&one_pair, &quiet()).unwrap();
+    assert_eq!(again.generations_this_run, 0);
+    let rating = again.state.final_rating.as_ref().and_then(|r| r.rating.as_ref()).unwrap();
+    assert!(rating.opponents.iter().all(|(_, [w, d, l])| w + d + l == 2), "{rating:?}");
 }

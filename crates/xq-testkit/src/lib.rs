@@ -27,6 +27,31 @@ pub fn workspace_file(relative: &str) -> PathBuf {
     workspace_root().join(relative)
 }
 
+/// The Python the interop tests run: `$XQ_PYTHON`, else `<workspace>/.venv/bin/python` (which
+/// `bash scripts/setup-python.sh` creates). `None` when there is neither: the test then skips,
+/// saying why on stderr.
+///
+/// # Panics
+/// When there is no Python and `XQ_REQUIRE_PYTHON` is set, as `scripts/test.sh` sets it: there
+/// an interop test fails rather than skips.
+pub fn test_python() -> Option<PathBuf> {
+    if let Some(python) = std::env::var_os("XQ_PYTHON") {
+        return Some(PathBuf::from(python));
+    }
+    let venv = workspace_file(".venv/bin/python");
+    if venv.exists() {
+        return Some(venv);
+    }
+    let why = format!(
+        "XQ_PYTHON is unset and {} does not exist: run `bash scripts/setup-python.sh` (the README's \
+         test command `bash scripts/test.sh` does it), or set XQ_PYTHON",
+        venv.display()
+    );
+    assert!(std::env::var_os("XQ_REQUIRE_PYTHON").is_none(), "{why}");
+    eprintln!("skipped: {why}");
+    None
+}
+
 /// A random legal move of `position`, or `None` when it has none. With `prefer_captures`
 /// two draws in three take a capture when there is one, so games reach sparse boards and
 /// endgames.
