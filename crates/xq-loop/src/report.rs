@@ -8,6 +8,7 @@ use std::path::Path;
 use plotters::prelude::*;
 use xq_eval::events::GateThreshold;
 use xq_eval::plot::{RatedPoint, elo_progress_svg};
+use xq_train::CsvRow;
 
 use crate::LoopError;
 use crate::config::LoopConfig;

@@ -10,12 +10,14 @@
 //!   checkpoints every K steps, an exact resume (optimiser state, step, data cursor, generator
 //!   state), metrics to CSV and an SVG plot, a progress bar and a summary.
 //! - [`state`]: the run directory's layout and the resume state.
+//! - [`csv_log`]: `metrics.csv` and `validation.csv`, cut back to the checkpoint on resume.
 //! - [`validation`]: fixed and held-back validation sets scored at every checkpoint, next to
 //!   the draw-rate and material-sign baselines.
 //!
 //! `docs/TRAIN.md` (in the repository) documents the configuration, the layout and the figures.
 
 pub mod config;
+pub mod csv_log;
 pub mod dataset;
 pub mod error;
 pub mod metrics;
@@ -24,6 +26,7 @@ pub mod state;
 pub mod validation;
 
 pub use config::{DataSection, OptimizerSection, ScheduleKind, TrainConfig, TrainSection};
+pub use csv_log::CsvRow;
 pub use dataset::{DataCursor, Dataset, RecordedShard, RngState, Sampler};
 pub use error::TrainError;
 pub use metrics::MetricsRow;

@@ -3,10 +3,9 @@
 
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
-use std::fs;
-use std::io::Write;
 use std::path::Path;
 
+use crate::csv_log::{self, CsvRow};
 use crate::error::{TrainError, io_err};
 
 /// The CSV header.
@@ -36,9 +35,14 @@ pub struct MetricsRow {
     pub elapsed_s: f64,
 }
 
-impl MetricsRow {
-    /// The row as a CSV line (no newline).
-    pub fn csv(&self) -> String {
+impl CsvRow for MetricsRow {
+    const HEADER: &'static str = CSV_HEADER;
+
+    fn step(&self) -> u64 {
+        self.step
+    }
+
+    fn csv(&self) -> String {
         format!(
             "{},{:e},{:.6},{:.6},{:.6},{:.5},{:.5},{:.1},{:.2}",
             self.step,
@@ -53,8 +57,7 @@ impl MetricsRow {
         )
     }
 
-    /// Parses a CSV line written by [`MetricsRow::csv`].
-    pub fn parse(line: &str) -> Option<MetricsRow> {
+    fn parse(line: &str) -> Option<MetricsRow> {
         let f: Vec<&str> = line.trim().split(',').collect();
         if f.len() != 9 {
             return None;
@@ -129,33 +132,11 @@ impl Accumulator {
 }
 
 /// Reads the rows of a metrics file (a missing file has none; malformed lines are dropped).
+///
+/// # Errors
+/// [`TrainError::Io`] when the file exists but cannot be read.
 pub fn read_rows(path: &Path) -> Result<Vec<MetricsRow>, TrainError> {
-    match fs::read_to_string(path) {
-        Ok(text) => Ok(text.lines().skip(1).filter_map(MetricsRow::parse).collect()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(e) => Err(io_err(path)(e)),
-    }
-}
-
-/// Rewrites the metrics file with only its rows up to `step` (a resumed run redoes the steps
-/// after its checkpoint, so their rows would otherwise be counted twice). Returns those rows.
-pub fn truncate_after(path: &Path, step: u64) -> Result<Vec<MetricsRow>, TrainError> {
-    let rows: Vec<MetricsRow> = read_rows(path)?.into_iter().filter(|r| r.step <= step).collect();
-    let mut text = String::from(CSV_HEADER);
-    text.push('\n');
-    for row in &rows {
-        text.push_str(&row.csv());
-        text.push('\n');
-    }
-    xq_files::write_atomic(path, text.as_bytes()).map_err(io_err(path))?;
-    Ok(rows)
-}
-
-/// Appends one row (the file exists with its header: see [`truncate_after`]).
-pub fn append_row(path: &Path, row: &MetricsRow) -> Result<(), TrainError> {
-    let mut file = fs::OpenOptions::new().append(true).open(path).map_err(io_err(path))?;
-    writeln!(file, "{}", row.csv()).map_err(io_err(path))?;
-    file.flush().map_err(io_err(path))
+    csv_log::read_rows(path)
 }
 
 /// The policy loss's colour in every loss chart (`metrics.svg` here, the loop's `loss.svg`).
@@ -232,6 +213,7 @@ fn draw(rows: &[MetricsRow], title: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn rows() -> Vec<MetricsRow> {
         (1..=20)

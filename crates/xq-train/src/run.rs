@@ -9,6 +9,7 @@ use std::time::Instant;
 use xq_nn::{PolicyValueNet, Trainer, load_checkpoint, save_checkpoint};
 
 use crate::config::TrainConfig;
+use crate::csv_log;
 use crate::dataset::{Dataset, Sampler};
 use crate::error::{TrainError, io_err};
 use crate::metrics::{self, Accumulator, MetricsRow};
@@ -169,9 +170,9 @@ fn train_in_pool(config: &TrainConfig, run: &TrainRun) -> Result<TrainSummary, T
     }
 
     let csv = layout.metrics_csv();
-    let mut rows = metrics::truncate_after(&csv, session.trainer.steps())?;
+    let mut rows: Vec<MetricsRow> = csv_log::truncate_after(&csv, session.trainer.steps())?;
     let validation_csv = layout.validation_csv();
-    validation::truncate_after(&validation_csv, session.trainer.steps())?;
+    csv_log::truncate_after::<ValidationScore>(&validation_csv, session.trainer.steps())?;
     let stop = run.stop_after_steps.unwrap_or(u64::MAX).min(config.train.steps);
     let (mut trained, mut trained_seconds) = (0usize, 0.0f64);
     while session.trainer.steps() < stop {
@@ -190,7 +191,7 @@ fn train_in_pool(config: &TrainConfig, run: &TrainRun) -> Result<TrainSummary, T
         let last = done == config.train.steps;
         if done % config.train.log_every == 0 || last {
             let row = session.interval.row(done, lr, session.elapsed_s);
-            metrics::append_row(&csv, &row)?;
+            csv_log::append_rows(&csv, &[row])?;
             rows.push(row);
             session.last_metrics = Some(row);
             session.interval = Accumulator::default();
@@ -216,7 +217,7 @@ fn train_in_pool(config: &TrainConfig, run: &TrainRun) -> Result<TrainSummary, T
                 }
                 scores.push(score);
             }
-            validation::append_scores(&validation_csv, &scores)?;
+            csv_log::append_rows(&validation_csv, &scores)?;
         }
     }
     progress.finish_and_clear();

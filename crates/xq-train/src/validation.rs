@@ -14,8 +14,6 @@
 //!   or more: win, behind: loss, else draw) for the accuracy; for the loss, each sign's own
 //!   outcome frequencies in the set.
 
-use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use burn::tensor::Device;
@@ -25,8 +23,9 @@ use xq_mcts::MaterialEvaluator;
 use xq_nn::{PolicyValueNet, StepMetrics, evaluate_batch};
 
 use crate::config::DataSection;
+use crate::csv_log::{self, CsvRow};
 use crate::dataset::{Dataset, Selection};
-use crate::error::{TrainError, io_err};
+use crate::error::TrainError;
 
 /// The name of the held-back set of the newest data directory.
 pub const RECENT_SET: &str = "recent";
@@ -73,10 +72,15 @@ pub struct ValidationScore {
     pub material: BaselineScore,
 }
 
-impl ValidationScore {
-    /// The score as a CSV line (no newline); numbers in their shortest exact form, so a line
-    /// reads back to the same score.
-    pub fn csv(&self) -> String {
+/// Numbers are written in their shortest exact form, so a line reads back to the same score.
+impl CsvRow for ValidationScore {
+    const HEADER: &'static str = VALIDATION_CSV_HEADER;
+
+    fn step(&self) -> u64 {
+        self.step
+    }
+
+    fn csv(&self) -> String {
         format!(
             "{},{},{},{},{},{},{},{},{},{},{}",
             self.step,
@@ -93,8 +97,7 @@ impl ValidationScore {
         )
     }
 
-    /// Parses a line written by [`ValidationScore::csv`].
-    pub fn parse(line: &str) -> Option<ValidationScore> {
+    fn parse(line: &str) -> Option<ValidationScore> {
         let f: Vec<&str> = line.trim().split(',').collect();
         if f.len() != 11 {
             return None;
@@ -355,34 +358,11 @@ fn material_baseline(items: impl Iterator<Item = (f32, [f32; 3])>) -> BaselineSc
 
 /// Reads the scores of a `validation.csv` (a missing file has none; malformed lines are
 /// dropped).
+///
+/// # Errors
+/// [`TrainError::Io`] when the file exists but cannot be read.
 pub fn read_scores(path: &Path) -> Result<Vec<ValidationScore>, TrainError> {
-    match fs::read_to_string(path) {
-        Ok(text) => Ok(text.lines().skip(1).filter_map(ValidationScore::parse).collect()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(e) => Err(io_err(path)(e)),
-    }
-}
-
-/// Rewrites `validation.csv` with only its rows up to `step` (a resumed run scores the
-/// checkpoints after its state again).
-pub fn truncate_after(path: &Path, step: u64) -> Result<(), TrainError> {
-    let rows: Vec<ValidationScore> = read_scores(path)?.into_iter().filter(|r| r.step <= step).collect();
-    let mut text = String::from(VALIDATION_CSV_HEADER);
-    text.push('\n');
-    for row in &rows {
-        text.push_str(&row.csv());
-        text.push('\n');
-    }
-    xq_files::write_atomic(path, text.as_bytes()).map_err(io_err(path))
-}
-
-/// Appends rows (the file exists with its header: see [`truncate_after`]).
-pub fn append_scores(path: &Path, scores: &[ValidationScore]) -> Result<(), TrainError> {
-    let mut file = fs::OpenOptions::new().append(true).open(path).map_err(io_err(path))?;
-    for score in scores {
-        writeln!(file, "{}", score.csv()).map_err(io_err(path))?;
-    }
-    file.flush().map_err(io_err(path))
+    csv_log::read_rows(path)
 }
 
 /// The validation sets of a run: the fixed directories, then the held-back games of the newest
