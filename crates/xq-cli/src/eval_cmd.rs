@@ -79,6 +79,9 @@ pub fn eval(args: EvalArgs) -> Result<()> {
             args.kind.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
         );
     }
+    if config.is_timed() && config.concurrency > 1 {
+        eprintln!("{}", timed_concurrency_warning("the event", config.concurrency));
+    }
     let out = match args.out {
         Some(out) => out,
         None => {
@@ -122,4 +125,14 @@ pub fn eval(args: EvalArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The warning for timed games played `concurrency` at a time: they share the CPU, so every
+/// player searches for less than the time it is given (docs/EVAL.md, "Time controls").
+pub fn timed_concurrency_warning(what: &str, concurrency: usize) -> String {
+    format!(
+        "warning: {what} plays {concurrency} timed games at once; they share the CPU and slow each \
+         other's searches, so the players do not get the time they are given (concurrency = 1 \
+         unless every player has a core of its own; docs/EVAL.md, \"Time controls\")"
+    )
 }

@@ -42,6 +42,21 @@ pub fn run(args: LoopArgs) -> Result<()> {
     if let Some(generations) = args.generations {
         config.run.generations = generations;
     }
+    let sections = [
+        ("[gate]", true, config.gate.limits, config.gate.concurrency),
+        ("[ladder]", config.ladder.enabled, config.ladder.limits, config.ladder.concurrency),
+        (
+            "[final_rating]",
+            config.final_rating.enabled,
+            config.final_rating.limits,
+            config.final_rating.concurrency,
+        ),
+    ];
+    for (section, enabled, limits, concurrency) in sections {
+        if enabled && limits.is_timed() && concurrency > 1 {
+            eprintln!("{}", crate::eval_cmd::timed_concurrency_warning(section, concurrency));
+        }
+    }
     let options = LoopOptions { progress: true, max_generations_this_run: args.max_generations_now };
     let summary = match &args.run {
         Some(location) => {

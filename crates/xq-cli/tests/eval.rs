@@ -52,3 +52,41 @@ fn eval_rejects_a_format_mismatch_and_bad_configs_with_exit_2() {
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("sed") && !stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn timed_games_played_at_once_are_warned_about_and_untimed_ones_are_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let event = |concurrency: usize, limits: &str| {
+        format!(
+            "name = \"timed\"\nseed = 5\nconcurrency = {concurrency}\n[format]\nkind = \"gauntlet\"\npairs = 1\n\
+             [limits]\n{limits}\n[adjudication]\nmax_plies = 6\n\
+             [[players]]\nkind = \"greedy\"\nname = \"greedy\"\n[[players]]\nkind = \"random\"\nname = \"random\"\n"
+        )
+    };
+    let stderr_of = |name: &str, text: String| {
+        let config = dir.path().join(format!("{name}.toml"));
+        std::fs::write(&config, text).unwrap();
+        let out = dir.path().join(name);
+        let run = xq(&[
+            "eval",
+            "gauntlet",
+            "--config",
+            config.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ]);
+        let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+        assert!(run.status.success(), "{name}: {stderr}");
+        stderr
+    };
+    let warned = stderr_of("two-timed", event(2, "movetime_ms = 5"));
+    assert!(warned.contains("warning: the event plays 2 timed games at once"), "{warned}");
+    let clocked = stderr_of("two-clocked", event(2, "tc = \"5+0.05\""));
+    assert!(clocked.contains("timed games at once"), "{clocked}");
+    for (name, text) in [("one-timed", event(1, "movetime_ms = 5")), ("two-by-depth", event(2, "depth = 1"))]
+    {
+        let quiet = stderr_of(name, text);
+        assert!(!quiet.contains("warning"), "{name}: {quiet}");
+    }
+}

@@ -96,6 +96,19 @@ impl std::fmt::Display for Limits {
 }
 
 impl Limits {
+    /// Whether a move's budget is wall time (`movetime_ms` or `tc`). Timed games that run at
+    /// once share the CPU and slow each other's searches, so their players no longer get the
+    /// time they are given.
+    ///
+    /// ```
+    /// use xq_eval::runner::Limits;
+    /// assert!(Limits { movetime_ms: Some(100), ..Limits::default() }.is_timed());
+    /// assert!(!Limits { visits: Some(64), ..Limits::default() }.is_timed());
+    /// ```
+    pub fn is_timed(&self) -> bool {
+        self.movetime_ms.is_some() || self.tc.is_some()
+    }
+
     /// These limits, with `defaults` where these leave a key unset.
     pub fn or(self, defaults: Limits) -> Limits {
         Limits {
@@ -206,6 +219,12 @@ pub struct RunConfig {
 }
 
 impl RunConfig {
+    /// Whether any player's moves are budgeted in wall time ([`Limits::is_timed`]), by the
+    /// event's `[limits]` or by the player's own entry.
+    pub fn is_timed(&self) -> bool {
+        self.limits.is_timed() || self.players.iter().any(|p| p.own_limits().is_timed())
+    }
+
     /// Parses and checks a TOML configuration. Unknown keys are errors naming the key.
     pub fn from_toml(text: &str) -> Result<RunConfig, RunError> {
         let config: RunConfig = toml::from_str(text).map_err(|e| RunError::Config(e.to_string()))?;
