@@ -61,6 +61,29 @@ pub struct PlayerSpeed {
     pub nodes_per_second: Option<f64>,
 }
 
+/// The players' speed as a markdown table (a blank line first), or nothing when no player
+/// has moved: the record that games at equal time were played at equal time.
+pub fn speed_table_markdown(speed: &[PlayerSpeed]) -> String {
+    let mut out = String::new();
+    if !speed.iter().any(|p| p.moves > 0) {
+        return out;
+    }
+    out.push_str("\n| Player | Moves | Time/move | Nodes/move | Nodes/s |\n|---|---:|---:|---:|---:|\n");
+    let number = |x: Option<f64>| x.map_or("–".to_string(), |v| format!("{v:.0}"));
+    for p in speed {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            escape(&p.name),
+            p.moves,
+            p.seconds_per_move.map_or("–".to_string(), |s| format!("{:.0} ms", 1000.0 * s)),
+            number(p.nodes_per_move),
+            number(p.nodes_per_second),
+        );
+    }
+    out
+}
+
 /// Everything an event's results say, ready for `serde_json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EventReport {
@@ -210,24 +233,7 @@ impl EventReport {
                 );
             }
         }
-        if self.speed.iter().any(|p| p.moves > 0) {
-            out.push_str(
-                "\n| Player | Moves | Time/move | Nodes/move | Nodes/s |\n|---|---:|---:|---:|---:|\n",
-            );
-            let number =
-                |x: Option<f64>, digits: usize| x.map_or("–".to_string(), |v| format!("{v:.digits$}"));
-            for p in &self.speed {
-                let _ = writeln!(
-                    out,
-                    "| {} | {} | {} | {} | {} |",
-                    escape(&p.name),
-                    p.moves,
-                    p.seconds_per_move.map_or("–".to_string(), |s| format!("{:.0} ms", 1000.0 * s)),
-                    number(p.nodes_per_move, 0),
-                    number(p.nodes_per_second, 0),
-                );
-            }
-        }
+        out.push_str(&speed_table_markdown(&self.speed));
         if let Some(s) = &self.sprt {
             let _ = writeln!(
                 out,

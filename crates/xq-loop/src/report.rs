@@ -8,6 +8,7 @@ use std::path::Path;
 use plotters::prelude::*;
 use xq_eval::events::GateThreshold;
 use xq_eval::plot::{RatedPoint, elo_progress_svg};
+use xq_eval::stats::Wdl;
 use xq_train::CsvRow;
 
 use crate::LoopError;
@@ -325,11 +326,9 @@ fn final_rating_markdown(state: &LoopState) -> String {
     md += "| opponent | games | +/=/- | score | beaten |\n|---|---|---|---|---|\n";
     for (i, (name, [w, d, l])) in rating.opponents.iter().enumerate() {
         let games = w + d + l;
-        let score = if games > 0 {
-            format!("{:.1}%", 100.0 * (*w as f64 + 0.5 * *d as f64) / games as f64)
-        } else {
-            "–".into()
-        };
+        let score = Wdl { wins: *w, draws: *d, losses: *l }
+            .score()
+            .map_or_else(|_| "–".to_string(), |s| format!("{:.1}%", 100.0 * s));
         let beaten = match rating.beats.get(i) {
             Some(true) => "yes",
             Some(false) => "no",
@@ -337,22 +336,7 @@ fn final_rating_markdown(state: &LoopState) -> String {
         };
         let _ = writeln!(md, "| {name} | {games} | +{w}={d}-{l} | {score} | {beaten} |");
     }
-    if !rating.speed.is_empty() {
-        md += "\n| player | moves | ms/move | nodes/move | nodes/s |\n|---|---|---|---|---|\n";
-        let number =
-            |x: Option<f64>, scale: f64| x.map_or_else(|| "–".to_string(), |v| format!("{:.0}", v * scale));
-        for p in &rating.speed {
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | {} |",
-                p.name,
-                p.moves,
-                number(p.seconds_per_move, 1000.0),
-                number(p.nodes_per_move, 1.0),
-                number(p.nodes_per_second, 1.0)
-            );
-        }
-    }
+    md += &xq_eval::report::speed_table_markdown(&rating.speed);
     md
 }
 
