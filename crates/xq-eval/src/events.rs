@@ -86,9 +86,9 @@ pub enum GateThreshold {
         min: f64,
     },
     /// A GSPRT of the candidate against the accepted model, stopped as soon as it decides:
-    /// promote when it accepts H1 (`elo1`), reject when it accepts H0 (`elo0`) or when the
-    /// gate's `pairs` are played without a decision. Logistic Elo, exact pentanomial LLR (it
-    /// stays defined for the lopsided results early pairs give).
+    /// promote when it accepts H1 (`elo1`), reject when it accepts H0 (`elo0`); when the
+    /// gate's `pairs` are played without a decision, `undecided` says what follows. Logistic
+    /// Elo, exact pentanomial LLR (it stays defined for the lopsided results early pairs give).
     Sprt {
         /// Elo under H0.
         elo0: f64,
@@ -98,14 +98,32 @@ pub enum GateThreshold {
         alpha: f64,
         /// Type II error (rejecting a candidate as good as `elo1`).
         beta: f64,
+        /// The verdict when the pairs run out before the test decides (default: reject).
+        #[serde(default)]
+        undecided: Undecided,
     },
+}
+
+/// What an SPRT threshold concludes when its pairs run out before the test decides.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Undecided {
+    /// Not met: only an accepted H1 counts (the strict reading, for claims of strength).
+    #[default]
+    Reject,
+    /// A truncated SPRT (Wald): met when the LLR is above 0, that is when the results so far
+    /// are likelier under `elo1` than under `elo0` (a performance above about their midpoint).
+    /// A gate that rejects every undecided test throws away candidates that are better but
+    /// not by enough to prove it in the pairs it can afford; this one promotes them, and a
+    /// wrong promotion costs at most a candidate near `(elo0 + elo1) / 2` below the last.
+    LlrSign,
 }
 
 impl GateThreshold {
     /// The sequential test of a [`GateThreshold::Sprt`] threshold.
     pub fn sprt(&self) -> Option<SprtConfig> {
         match *self {
-            GateThreshold::Sprt { elo0, elo1, alpha, beta } => Some(SprtConfig {
+            GateThreshold::Sprt { elo0, elo1, alpha, beta, .. } => Some(SprtConfig {
                 elo0,
                 elo1,
                 alpha,
@@ -117,17 +135,22 @@ impl GateThreshold {
         }
     }
 
-    /// Whether a player's results meet the threshold: `score` is its score per game over all
-    /// its games (`None` before any), `pentanomial` its complete game pairs. An SPRT is met
-    /// when its LLR over those pairs has reached the upper bound (H1 accepted); undecided is
-    /// not met.
+    /// Whether a player's results, once all its games are played, meet the threshold: `score`
+    /// is its score per game over all its games (`None` before any), `pentanomial` its complete
+    /// game pairs. An SPRT is met when its LLR over those pairs has reached the upper bound
+    /// (H1 accepted); a test still undecided is met only with [`Undecided::LlrSign`] and an
+    /// LLR above 0.
     ///
     /// ```
-    /// use xq_eval::events::GateThreshold;
+    /// use xq_eval::events::{GateThreshold, Undecided};
     /// use xq_eval::stats::Pentanomial;
-    /// let sprt = GateThreshold::Sprt { elo0: 0.0, elo1: 60.0, alpha: 0.1, beta: 0.2 };
-    /// assert!(sprt.is_met(Some(1.0), &Pentanomial::new([0, 0, 0, 0, 20])));
-    /// assert!(!sprt.is_met(Some(0.75), &Pentanomial::new([0, 0, 1, 0, 1])));
+    /// let strict = GateThreshold::Sprt { elo0: 0.0, elo1: 60.0, alpha: 0.1, beta: 0.2, undecided: Undecided::Reject };
+    /// assert!(strict.is_met(Some(1.0), &Pentanomial::new([0, 0, 0, 0, 20])));
+    /// let leaning_up = Pentanomial::new([0, 0, 1, 0, 1]);
+    /// assert!(!strict.is_met(Some(0.75), &leaning_up));
+    /// let truncated = GateThreshold::Sprt { elo0: 0.0, elo1: 60.0, alpha: 0.1, beta: 0.2, undecided: Undecided::LlrSign };
+    /// assert!(truncated.is_met(Some(0.75), &leaning_up));
+    /// assert!(!truncated.is_met(Some(0.25), &Pentanomial::new([1, 0, 1, 0, 0])));
     /// assert!(GateThreshold::Score { min: 0.55 }.is_met(Some(0.6), &Pentanomial::default()));
     /// ```
     pub fn is_met(&self, score: Option<f64>, pentanomial: &crate::stats::Pentanomial) -> bool {
@@ -135,10 +158,13 @@ impl GateThreshold {
             GateThreshold::Score { min } => score.is_some_and(|s| s >= min),
             GateThreshold::EloLowerBound { min } => pentanomial.estimate().is_ok_and(|e| e.elo.lower >= min),
             GateThreshold::Los { min } => pentanomial.estimate().is_ok_and(|e| e.los >= min),
-            GateThreshold::Sprt { .. } => self
-                .sprt()
-                .and_then(|test| sprt(pentanomial, &test).ok())
-                .is_some_and(|r| r.state == SprtState::AcceptH1),
+            GateThreshold::Sprt { undecided, .. } => {
+                self.sprt().and_then(|test| sprt(pentanomial, &test).ok()).is_some_and(|r| match r.state {
+                    SprtState::AcceptH1 => true,
+                    SprtState::AcceptH0 => false,
+                    SprtState::Continue => undecided == Undecided::LlrSign && r.llr > 0.0,
+                })
+            }
         }
     }
 }

@@ -5,7 +5,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, BTreeSet};
 use xq_core::GameResult;
-use xq_eval::events::{Event, EventConfig, Format, GateThreshold, GateVerdict};
+use xq_eval::events::{Event, EventConfig, Format, GateThreshold, GateVerdict, Undecided};
 use xq_eval::record::{GameRecord, parse_journal};
 use xq_eval::stats::{SprtConfig, SprtState};
 
@@ -237,7 +237,8 @@ fn gate_verdicts() {
 
 #[test]
 fn sprt_gate_stops_when_decided_and_promotes_only_on_h1() {
-    let threshold = GateThreshold::Sprt { elo0: 0.0, elo1: 50.0, alpha: 0.05, beta: 0.1 };
+    let threshold =
+        GateThreshold::Sprt { elo0: 0.0, elo1: 50.0, alpha: 0.05, beta: 0.1, undecided: Undecided::Reject };
     let gate = Format::Gate { pairs: 400, threshold };
     let mut event = Event::new(config(2, gate.clone())).unwrap();
     assert_eq!(event.gate_verdict(), Some(GateVerdict::Pending));
@@ -259,7 +260,32 @@ fn sprt_gate_stops_when_decided_and_promotes_only_on_h1() {
     assert_eq!(event.sprt_result().unwrap().state, SprtState::Continue);
     assert_eq!(event.gate_verdict(), Some(GateVerdict::Reject));
 
-    let inverted = GateThreshold::Sprt { elo0: 10.0, elo1: 0.0, alpha: 0.05, beta: 0.1 };
+    // A truncated SPRT decides an undecided test by the sign of its LLR.
+    let truncated =
+        GateThreshold::Sprt { elo0: 0.0, elo1: 50.0, alpha: 0.05, beta: 0.1, undecided: Undecided::LlrSign };
+    let (mut promoted, mut rejected) = (0, 0);
+    for (seed, strength) in [(15, 60.0), (16, -60.0), (17, 60.0), (18, -60.0), (19, 0.0), (20, 0.0)] {
+        let mut event = Event::new(config(2, Format::Gate { pairs: 3, threshold: truncated })).unwrap();
+        run(&mut event, &[strength, 0.0], seed, 2);
+        let result = event.sprt_result().unwrap();
+        let verdict = event.gate_verdict().unwrap();
+        match result.state {
+            SprtState::Continue if result.llr > 0.0 => {
+                assert_eq!(verdict, GateVerdict::Promote, "undecided, LLR {} > 0", result.llr);
+                promoted += 1;
+            }
+            SprtState::Continue => {
+                assert_eq!(verdict, GateVerdict::Reject, "undecided, LLR {} <= 0", result.llr);
+                rejected += 1;
+            }
+            SprtState::AcceptH1 => assert_eq!(verdict, GateVerdict::Promote),
+            SprtState::AcceptH0 => assert_eq!(verdict, GateVerdict::Reject),
+        }
+    }
+    assert!(promoted > 0 && rejected > 0, "both undecided outcomes are exercised: {promoted} {rejected}");
+
+    let inverted =
+        GateThreshold::Sprt { elo0: 10.0, elo1: 0.0, alpha: 0.05, beta: 0.1, undecided: Undecided::Reject };
     assert!(Event::new(config(2, Format::Gate { pairs: 4, threshold: inverted })).is_err());
 }
 

@@ -61,6 +61,11 @@ pub struct BootstrapSection {
     /// Alpha-beta teacher games instead of MCTS over the built-in evaluator:
     /// `{ depth = 4, random_move_probability = 0.2 }`.
     pub teacher: Option<xq_selfplay::TeacherConfig>,
+    /// Teacher games played in every generation after the first promotion too, beside the
+    /// network's self-play (0: none; needs `teacher`). A small network stays behind its teacher
+    /// for far longer than a short run lasts, and fresh teacher games every generation keep it
+    /// from memorising the first ones.
+    pub games_after_promotion: u64,
 }
 
 /// `[validation]`: the fixed set every candidate is scored on.
@@ -294,6 +299,8 @@ impl LoopConfig {
         self.selfplay_config().validate().map_err(LoopError::Config)?;
         if let Some(teacher) = &self.bootstrap.teacher {
             teacher.validate().map_err(|e| LoopError::Config(format!("bootstrap.teacher: {e}")))?;
+        } else if self.bootstrap.games_after_promotion > 0 {
+            return bad("bootstrap.games_after_promotion needs bootstrap.teacher");
         }
         self.train.validate().map_err(|e| LoopError::Config(format!("train: {e}")))?;
         Ok(())
@@ -334,6 +341,18 @@ mod tests {
         config.bootstrap.games = 500;
         assert_eq!(config.selfplay_games(false), 500);
         assert_eq!(config.selfplay_games(true), 40);
+    }
+
+    #[test]
+    fn teacher_games_after_promotion_need_a_teacher() {
+        let err = LoopConfig::from_toml(&format!("{MINIMAL}[bootstrap]\ngames_after_promotion = 10\n"))
+            .unwrap_err();
+        assert!(err.to_string().contains("bootstrap.teacher"), "{err}");
+        let config = LoopConfig::from_toml(&format!(
+            "{MINIMAL}[bootstrap]\ngames_after_promotion = 10\nteacher = {{ depth = 2 }}\n"
+        ))
+        .unwrap();
+        assert_eq!(config.bootstrap.games_after_promotion, 10);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use plotters::prelude::*;
-use xq_eval::events::GateThreshold;
+use xq_eval::events::{GateThreshold, Undecided};
 use xq_eval::plot::{RatedPoint, elo_progress_svg};
 use xq_eval::stats::Wdl;
 use xq_train::CsvRow;
@@ -14,7 +14,7 @@ use xq_train::CsvRow;
 use crate::LoopError;
 use crate::config::LoopConfig;
 use crate::run::{RunPaths, generation_name};
-use crate::state::{GenerationRecord, LadderRecord, LoopState};
+use crate::state::{GenerationRecord, LadderRecord, LoopState, SelfplayRecord};
 
 /// Terminations shown as their own column, in this order; the rest are summed as "other".
 /// The report's termination columns: the termination names each counts, and its title.
@@ -197,6 +197,15 @@ fn markdown(config: &LoopConfig, state: &LoopState, has_elo: bool, has_loss: boo
         config.ladder.pairs,
         config.ladder.limits,
     );
+    if let (Some(teacher), games @ 1..) = (&config.bootstrap.teacher, config.bootstrap.games_after_promotion)
+    {
+        let _ = writeln!(
+            md,
+            "After the first promotion the teacher ({}) plays {games} more games every generation, beside \
+             the network's self-play.\n",
+            teacher.model_id()
+        );
+    }
     if has_elo {
         md += "![ladder Elo](elo.svg)\n\n";
     }
@@ -211,33 +220,13 @@ fn markdown(config: &LoopConfig, state: &LoopState, has_elo: bool, has_loss: boo
     md += &"---|".repeat(TERMINATION_COLUMNS.len() + 1);
     md += "\n";
     for g in &state.generations {
-        let Some(s) = &g.selfplay else { continue };
-        let (net_speed, outside_net) = if s.evaluations_per_second > 0.0 {
-            (format!("{:.0}", s.evaluations_per_second), format!("{:.0}%", 100.0 * s.outside_evaluator_share))
-        } else {
-            ("–".to_string(), "–".to_string())
-        };
-        let _ = write!(
-            md,
-            "| {} | {} | {} | {} | {:.0} | {} | {} | {}-{}-{} |",
-            generation_name(g.generation),
-            g.player,
-            s.games,
-            s.positions,
-            s.games_per_hour,
-            net_speed,
-            outside_net,
-            s.red_wins,
-            s.black_wins,
-            s.draws
-        );
-        let mut other = s.games;
-        for (keys, _) in TERMINATION_COLUMNS {
-            let n: u64 = keys.iter().map(|key| s.terminations.get(*key).copied().unwrap_or(0)).sum();
-            other = other.saturating_sub(n);
-            let _ = write!(md, " {n} |");
+        let label = generation_name(g.generation);
+        if let Some(s) = &g.selfplay {
+            selfplay_row(&mut md, &label, &g.player, s);
         }
-        let _ = writeln!(md, " {other} |");
+        if let (Some(s), Some(teacher)) = (&g.teacher, &config.bootstrap.teacher) {
+            selfplay_row(&mut md, &label, &format!("{} (teacher)", teacher.model_id()), s);
+        }
     }
     md += "\n## Training and gate\n\n| gen | candidate | steps | window | policy loss | value loss | policy top-1 | value acc. | samples/s | gate vs | +/=/- | gate Elo | verdict | ladder Elo |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for g in &state.generations {
@@ -340,6 +329,27 @@ fn final_rating_markdown(state: &LoopState) -> String {
     md
 }
 
+/// One row of the self-play table.
+fn selfplay_row(md: &mut String, label: &str, player: &str, s: &SelfplayRecord) {
+    let (net_speed, outside_net) = if s.evaluations_per_second > 0.0 {
+        (format!("{:.0}", s.evaluations_per_second), format!("{:.0}%", 100.0 * s.outside_evaluator_share))
+    } else {
+        ("–".to_string(), "–".to_string())
+    };
+    let _ = write!(
+        md,
+        "| {label} | {player} | {} | {} | {:.0} | {net_speed} | {outside_net} | {}-{}-{} |",
+        s.games, s.positions, s.games_per_hour, s.red_wins, s.black_wins, s.draws
+    );
+    let mut other = s.games;
+    for (keys, _) in TERMINATION_COLUMNS {
+        let n: u64 = keys.iter().map(|key| s.terminations.get(*key).copied().unwrap_or(0)).sum();
+        other = other.saturating_sub(n);
+        let _ = write!(md, " {n} |");
+    }
+    let _ = writeln!(md, " {other} |");
+}
+
 fn describe_threshold(threshold: &GateThreshold) -> String {
     match *threshold {
         GateThreshold::Score { min } => format!("a score of at least {:.1}%", 100.0 * min),
@@ -347,9 +357,15 @@ fn describe_threshold(threshold: &GateThreshold) -> String {
             format!("the 95% Elo interval's lower end at {min:+.0} or above")
         }
         GateThreshold::Los { min } => format!("a likelihood of superiority of at least {:.1}%", 100.0 * min),
-        GateThreshold::Sprt { elo0, elo1, alpha, beta } => format!(
-            "an SPRT of {elo0:+.0} against {elo1:+.0} Elo (α {alpha}, β {beta}) that accepted H1 over the pairs played"
-        ),
+        GateThreshold::Sprt { elo0, elo1, alpha, beta, undecided } => {
+            let undecided = match undecided {
+                Undecided::Reject => "",
+                Undecided::LlrSign => ", or still undecided after the last pair with its LLR above 0",
+            };
+            format!(
+                "an SPRT of {elo0:+.0} against {elo1:+.0} Elo (α {alpha}, β {beta}) that accepted H1 over the pairs played{undecided}"
+            )
+        }
     }
 }
 

@@ -29,6 +29,7 @@ const TRAIN_SALT: u64 = 0x7EA1_0000_0000_0002;
 const GATE_SALT: u64 = 0x6A7E_0000_0000_0003;
 const LADDER_SALT: u64 = 0x1ADD_0000_0000_0004;
 const VALIDATION_SALT: u64 = 0x7A11_0000_0000_0005;
+const TEACHER_SALT: u64 = 0x7EAC_0000_0000_0006;
 
 /// Which ladder event a seed is drawn for: every generation's ladder shares one, so each model
 /// meets the ladder on the same openings; the final rating has its own.
@@ -437,10 +438,17 @@ impl Runner<'_> {
             state.generations[index].selfplay = Some(record);
             self.save(state)?;
         }
+        if accepted.is_some() && state.generations[index].teacher.is_none() {
+            state.generations[index].teacher = self.teacher_games(generation)?;
+            self.save(state)?;
+        }
         if state.generations[index].train.is_none() {
+            // Within a generation the teacher's games count as older than the network's, so the
+            // window drops them first.
             let data_dirs: Vec<PathBuf> = state.generations[..=index]
                 .iter()
-                .filter_map(|g| g.selfplay.as_ref().map(|s| self.config.run.data_root.join(&s.dir)))
+                .flat_map(|g| [&g.teacher, &g.selfplay])
+                .filter_map(|record| record.as_ref().map(|s| self.config.run.data_root.join(&s.dir)))
                 .collect();
             let previous = self.trained_before(state, generation);
             let record = self.train(generation, data_dirs, previous.as_deref())?;
@@ -586,6 +594,20 @@ impl Runner<'_> {
             .map_err(|e| LoopError::Model { path: PathBuf::from(spec.label()), message: e.to_string() })?
             .evaluator;
         self.play(&config, Player::Search(evaluator.as_mut()), player, generation, dir)
+    }
+
+    /// The teacher's games of a generation after the first promotion
+    /// (`bootstrap.games_after_promotion`; `None` when there are none to play).
+    fn teacher_games(&self, generation: u32) -> Result<Option<SelfplayRecord>, LoopError> {
+        let games = self.config.bootstrap.games_after_promotion;
+        let Some(teacher) = self.config.bootstrap.teacher.as_ref().filter(|_| games > 0) else {
+            return Ok(None);
+        };
+        let mut config = self.config.selfplay_config();
+        config.selfplay.seed = derive_seed(self.config.run.seed ^ TEACHER_SALT, u64::from(generation));
+        config.selfplay.games = games;
+        let dir = self.paths.selfplay(generation, &teacher.model_id());
+        self.play(&config, Player::Teacher(teacher), &teacher.model_id(), generation, dir).map(Some)
     }
 
     fn train(

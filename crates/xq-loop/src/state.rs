@@ -43,6 +43,10 @@ pub struct GenerationRecord {
     pub player: String,
     /// Self-play, once finished.
     pub selfplay: Option<SelfplayRecord>,
+    /// The teacher's games of a generation after the first promotion
+    /// (`bootstrap.games_after_promotion`), once finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teacher: Option<SelfplayRecord>,
     /// Training, once finished.
     pub train: Option<TrainRecord>,
     /// The gate, once decided.

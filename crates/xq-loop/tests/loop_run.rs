@@ -227,6 +227,29 @@ fn a_teacher_plays_the_bootstrap_generations() {
 }
 
 #[test]
+fn the_teacher_keeps_playing_after_the_first_promotion_when_asked() {
+    let root = tempfile::tempdir().unwrap();
+    let mut config = tiny_config(root.path());
+    config.bootstrap.teacher = Some(xq_selfplay::TeacherConfig { depth: 1, random_move_probability: 0.5 });
+    config.bootstrap.games_after_promotion = 3;
+    // Every candidate is promoted, so generation 1 is played by a network.
+    config.gate.threshold = GateThreshold::Score { min: 0.0 };
+    let summary = run_loop(&config, &quiet()).unwrap();
+    let [g0, g1] = &summary.state.generations[..] else { panic!("two generations") };
+    assert_eq!(g0.player, "alphabeta-d1");
+    assert!(g0.teacher.is_none(), "before the first promotion the teacher plays the self-play itself");
+    assert_ne!(g1.player, "alphabeta-d1", "a network plays generation 1");
+    let teacher = g1.teacher.as_ref().expect("the teacher's games of generation 1");
+    assert_eq!(teacher.games, 3);
+    let samples = xq_data::read_samples_dir(&config.run.data_root.join(&teacher.dir)).unwrap();
+    assert_eq!(samples.rows.len() as u64, teacher.positions);
+    assert!(samples.rows.iter().all(|s| s.model_id == "alphabeta-d1"));
+    assert_eq!(g1.selfplay.as_ref().unwrap().games, 4, "the network's own self-play is unchanged");
+    let report = std::fs::read_to_string(RunPaths::new(&config).report()).unwrap();
+    assert!(report.contains("alphabeta-d1 (teacher)"), "{report}");
+}
+
+#[test]
 fn the_final_rating_rates_the_last_accepted_model_once_the_run_is_over() {
     let root = tempfile::tempdir().unwrap();
     let mut config = tiny_config(root.path());
