@@ -8,7 +8,8 @@
 //! Prints a markdown table in the same format as `scripts/bench_torch.sh`: inference
 //! positions/s at batch 1, 16, 64, 256 (host array in, logits back on the host) and training
 //! samples/s at batch 256 (one AdamW step), each the median of `reps` repetitions of about
-//! `seconds`. Thread counts run in separate rayon pools, named in the table.
+//! `seconds`. Thread counts run in separate rayon pools, named in the table. Inference is
+//! measured twice: run by burn, and by [`xq_nn::CpuNet`] (what search uses on the CPU).
 
 use std::time::Instant;
 
@@ -100,20 +101,28 @@ fn sample_inputs(batch: usize, seed: u64) -> Array4<f32> {
     })
 }
 
-fn bench(config: &ModelConfig, args: &Args) -> [f64; 5] {
+/// burn's figures (inference and training) and the inference figures of [`xq_nn::CpuNet`].
+fn bench(config: &ModelConfig, args: &Args) -> ([f64; 5], [f64; 4]) {
     let device = Device::flex();
     let mut out = [0.0; 5];
+    let mut cpu = [0.0; 4];
     let net = match PolicyValueNet::new(config, &device) {
         Ok(net) => net,
         Err(e) => {
             eprintln!("{e}");
-            return out;
+            return (out, cpu);
         }
     };
     let evaluator = BatchEvaluator::new(net.clone(), device.clone(), 0);
     for (slot, batch) in [1usize, 16, 64, 256].into_iter().enumerate() {
         let inputs = sample_inputs(batch, slot as u64);
         out[slot] = batch as f64
+            * timed(args.seconds, args.reps, || {
+                if let Err(e) = evaluator.burn_forward_logits(&inputs) {
+                    eprintln!("{e}");
+                }
+            });
+        cpu[slot] = batch as f64
             * timed(args.seconds, args.reps, || {
                 if let Err(e) = evaluator.forward_logits(&inputs) {
                     eprintln!("{e}");
@@ -140,7 +149,7 @@ fn bench(config: &ModelConfig, args: &Args) -> [f64; 5] {
         }
         Err(e) => eprintln!("{e}"),
     }
-    out
+    (out, cpu)
 }
 
 fn main() {
@@ -170,7 +179,8 @@ fn main() {
                         std::process::exit(1);
                     }
                 };
-                let (r, named) = pool.install(|| (bench(&config, &args), rayon::current_num_threads()));
+                let ((r, cpu), named) =
+                    pool.install(|| (bench(&config, &args), rayon::current_num_threads()));
                 let norm_name = match norm {
                     TrunkNorm::BatchNorm => "batch_norm",
                     TrunkNorm::SkipInit => "skip_init",
@@ -178,6 +188,10 @@ fn main() {
                 println!(
                     "| burn | {blocks}x{channels} | {norm_name} | {named} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} |",
                     r[0], r[1], r[2], r[3], r[4]
+                );
+                println!(
+                    "| xq CpuNet | {blocks}x{channels} | {norm_name} | {named} | {:.0} | {:.0} | {:.0} | {:.0} | – |",
+                    cpu[0], cpu[1], cpu[2], cpu[3]
                 );
             }
         }

@@ -24,6 +24,7 @@ use burn::prelude::*;
 use ndarray::{Array2, Array4};
 use xq_core::{Move, Position};
 
+use crate::cpu_inference::CpuNet;
 use crate::encoding::{BOARD_COLS, BOARD_ROWS, INPUT_PLANES, INPUT_SIZE, encode_position};
 use crate::model::PolicyValueNet;
 use crate::policy::{POLICY_SIZE, policy_index};
@@ -132,9 +133,13 @@ pub struct CacheStats {
 
 /// A network in inference mode with an optional evaluation cache. `Sync`: several search
 /// threads may share one (the cache is behind a mutex; the network call itself is not).
+///
+/// On the CPU (burn's flex device) the forward pass runs in [`CpuNet`], the same network
+/// frozen for inference outside burn; on other devices burn runs it.
 pub struct BatchEvaluator {
     net: PolicyValueNet,
     device: Device,
+    cpu: Option<CpuNet>,
     cache: Option<Mutex<EvalCache>>,
 }
 
@@ -143,9 +148,16 @@ impl BatchEvaluator {
     /// cache, 0 for none.
     pub fn new(net: PolicyValueNet, device: Device, cache_capacity: usize) -> BatchEvaluator {
         let net = net.valid().to_device(&device);
+        // A weight that cannot be read back leaves burn to run the pass (and report the error).
+        let cpu = (device == Device::flex()).then(|| CpuNet::from_net(&net).ok()).flatten();
         let cache = (cache_capacity > 0)
             .then(|| Mutex::new(EvalCache { slots: vec![None; cache_capacity], hits: 0, misses: 0 }));
-        BatchEvaluator { net, device, cache }
+        BatchEvaluator { net, device, cpu, cache }
+    }
+
+    /// Whether the forward pass runs in [`CpuNet`] rather than burn.
+    pub fn runs_outside_burn(&self) -> bool {
+        self.cpu.is_some()
     }
 
     /// The network.
@@ -168,6 +180,20 @@ impl BatchEvaluator {
     /// [`EvalError::InputShape`] for inputs of another shape, [`EvalError::Backend`] if the
     /// outputs cannot be read back as `f32`.
     pub fn forward_logits(&self, inputs: &Array4<f32>) -> Result<(Array2<f32>, Array2<f32>), EvalError> {
+        match (&self.cpu, inputs.as_slice()) {
+            (Some(cpu), Some(flat)) if inputs.shape()[1..] == [INPUT_PLANES, BOARD_ROWS, BOARD_COLS] => {
+                cpu.forward(flat)
+            }
+            _ => self.burn_forward_logits(inputs),
+        }
+    }
+
+    /// [`BatchEvaluator::forward_logits`] run by burn on the evaluator's device, whatever the
+    /// device (for comparisons with [`CpuNet`]).
+    ///
+    /// # Errors
+    /// As [`BatchEvaluator::forward_logits`].
+    pub fn burn_forward_logits(&self, inputs: &Array4<f32>) -> Result<(Array2<f32>, Array2<f32>), EvalError> {
         let shape = inputs.shape();
         if shape[1..] != [INPUT_PLANES, BOARD_ROWS, BOARD_COLS] {
             return Err(EvalError::InputShape { found: shape.to_vec() });

@@ -18,6 +18,7 @@
 //! The layout, the index and the measurements are documented in `docs/MODEL.md`.
 
 pub mod checkpoint;
+pub mod cpu_inference;
 pub mod device;
 pub mod encoding;
 pub mod evaluator;
@@ -30,6 +31,7 @@ pub mod train;
 pub use checkpoint::{
     CheckpointError, CheckpointMeta, load_checkpoint, read_metadata, resolve_checkpoint, save_checkpoint,
 };
+pub use cpu_inference::CpuNet;
 pub use device::{DeviceError, DeviceSetting};
 pub use encoding::{ENCODING_VERSION, INPUT_PLANES, INPUT_SIZE, encode_position};
 pub use evaluator::{BatchEvaluator, CacheStats, EvalError, EvalRequest, Evaluation};

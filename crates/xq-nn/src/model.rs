@@ -215,9 +215,9 @@ impl WeightRng {
 
 /// A convolution with optional batch norm (no bias when normalised: BN's shift replaces it).
 #[derive(Module, Debug)]
-struct ConvNorm {
-    conv: Conv2d,
-    norm: Option<BatchNorm>,
+pub(crate) struct ConvNorm {
+    pub(crate) conv: Conv2d,
+    pub(crate) norm: Option<BatchNorm>,
 }
 
 impl ConvNorm {
@@ -260,10 +260,10 @@ fn linear(rng: &mut WeightRng, d_input: usize, d_output: usize, device: &Device)
 
 /// `relu(x + gain · conv2(relu(conv1(x))))`; `gain` is absent (1) with batch norm.
 #[derive(Module, Debug)]
-struct ResidualBlock {
-    conv1: ConvNorm,
-    conv2: ConvNorm,
-    skip_gain: Option<Param<Tensor<1>>>,
+pub(crate) struct ResidualBlock {
+    pub(crate) conv1: ConvNorm,
+    pub(crate) conv2: ConvNorm,
+    pub(crate) skip_gain: Option<Param<Tensor<1>>>,
 }
 
 impl ResidualBlock {
@@ -281,13 +281,13 @@ impl ResidualBlock {
 /// `[batch, POLICY_SIZE]` and WDL logits `[batch, 3]` (win, draw, loss for the side to move).
 #[derive(Module, Debug)]
 pub struct PolicyValueNet {
-    stem: ConvNorm,
-    blocks: Vec<ResidualBlock>,
-    policy_conv: ConvNorm,
-    policy_fc: Linear,
-    value_conv: ConvNorm,
-    value_fc1: Linear,
-    value_fc2: Linear,
+    pub(crate) stem: ConvNorm,
+    pub(crate) blocks: Vec<ResidualBlock>,
+    pub(crate) policy_conv: ConvNorm,
+    pub(crate) policy_fc: Linear,
+    pub(crate) value_conv: ConvNorm,
+    pub(crate) value_fc1: Linear,
+    pub(crate) value_fc2: Linear,
     #[module(skip)]
     config: ModelConfig,
 }
