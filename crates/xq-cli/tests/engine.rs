@@ -91,21 +91,7 @@ kind = "random"
 name = "random"
 "#
     );
-    let path = dir.path().join("eval-engine.toml");
-    std::fs::write(&path, config).unwrap();
-    let out = dir.path().join("out");
-    let run = Command::new(XQ)
-        .args([
-            "eval",
-            "gauntlet",
-            "--config",
-            path.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ])
-        .output()
-        .unwrap();
+    let (run, out) = xq_testkit::run_xq_eval(XQ, dir.path(), "eval-engine", "gauntlet", &config);
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(run.status.success(), "stdout: {stdout}\nstderr: {}", String::from_utf8_lossy(&run.stderr));
     assert!(stdout.contains("2 games"), "{stdout}");

@@ -64,18 +64,7 @@ fn timed_games_played_at_once_are_warned_about_and_untimed_ones_are_not() {
         )
     };
     let stderr_of = |name: &str, text: String| {
-        let config = dir.path().join(format!("{name}.toml"));
-        std::fs::write(&config, text).unwrap();
-        let out = dir.path().join(name);
-        let run = xq(&[
-            "eval",
-            "gauntlet",
-            "--config",
-            config.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ]);
+        let (run, _) = xq_testkit::run_xq_eval(XQ, dir.path(), name, "gauntlet", &text);
         let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
         assert!(run.status.success(), "{name}: {stderr}");
         stderr

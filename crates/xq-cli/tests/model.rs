@@ -62,10 +62,12 @@ fn a_model_path_without_a_checkpoint_is_one_clear_error() {
 fn eval_plays_a_checkpoint_player() {
     let tmp = tempfile::tempdir().unwrap();
     tiny_checkpoint(tmp.path());
-    let config = tmp.path().join("gauntlet.toml");
-    std::fs::write(
-        &config,
-        format!(
+    let (run, out) = xq_testkit::run_xq_eval(
+        XQ,
+        tmp.path(),
+        "gauntlet",
+        "gauntlet",
+        &format!(
             r#"name = "checkpoint vs random"
 seed = 3
 openings = 0
@@ -85,18 +87,7 @@ name = "random"
 "#,
             tmp.path().display()
         ),
-    )
-    .unwrap();
-    let out = tmp.path().join("event");
-    let run = xq(&[
-        "eval",
-        "gauntlet",
-        "--config",
-        config.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--quiet",
-    ]);
+    );
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();

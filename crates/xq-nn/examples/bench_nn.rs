@@ -113,7 +113,7 @@ fn bench(config: &ModelConfig, args: &Args) -> ([f64; 5], [f64; 4]) {
             return (out, cpu);
         }
     };
-    let evaluator = BatchEvaluator::new(net.clone(), device.clone(), 0);
+    let evaluator = BatchEvaluator::new(net.clone(), device.clone(), 0).expect("a network in memory freezes");
     for (slot, batch) in [1usize, 16, 64, 256].into_iter().enumerate() {
         let inputs = sample_inputs(batch, slot as u64);
         out[slot] = batch as f64

@@ -18,7 +18,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let device = Device::flex();
     let (net, meta) = load_checkpoint(&stem, None, &device)?;
     println!("model {} ({})", meta.model_id, stem.display());
-    let evaluator = BatchEvaluator::new(net, device, 0);
+    let evaluator = BatchEvaluator::new(net, device, 0).expect("a network in memory freezes");
     let default_fens = [
         "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1",
         "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR b - - 0 1",

@@ -61,6 +61,14 @@ pub struct CheckpointMeta {
 /// A checkpoint that cannot be written or read.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
+    /// The loaded network cannot be prepared for inference.
+    #[error("checkpoint {path}: {source}")]
+    Network {
+        /// The checkpoint.
+        path: PathBuf,
+        /// The cause.
+        source: crate::evaluator::EvalError,
+    },
     /// Reading or writing a file failed.
     #[error("checkpoint {path}: {source}")]
     Io {

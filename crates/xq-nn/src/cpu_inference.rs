@@ -4,9 +4,10 @@
 //! spends much of each call on tensor bookkeeping between small kernels. [`CpuNet`] is the same
 //! network frozen for inference: batch norm folded into the convolutions before it, the SkipInit
 //! gain folded into the second convolution of each block, activations kept position-major
-//! (`[batch·90, channels]`) so that every convolution is one matrix product of an im2col buffer
-//! with the weights (`matrixmultiply` through `ndarray`), and the heads' linear layers
-//! re-indexed to read that layout directly. Its outputs equal burn's to float rounding (the
+//! (`[batch·90, channels]`) so that every convolution is one matrix product of its im2col
+//! matrix with the weights, and the heads' linear layers re-indexed to read that layout
+//! directly. The products run in a register-tiled AVX2 kernel (`cpu_inference/product.rs`)
+//! that reads a 3×3 convolution's taps straight from the activations, with no im2col copy. Its outputs equal burn's to float rounding (the
 //! tests check both trunk kinds, with batch-norm statistics far from their initial values).
 //!
 //! Positions are independent, so a batch is cut into contiguous slices run on the current
@@ -19,20 +20,23 @@ use burn::nn::BatchNorm;
 use burn::nn::Linear;
 use burn::nn::conv::Conv2d;
 use burn::prelude::*;
-use ndarray::{Array2, ArrayView2, ArrayViewMut2, Axis, linalg::general_mat_mul};
+use ndarray::{Array2, ArrayViewMut2, Axis};
 use rayon::prelude::*;
 
 use crate::encoding::{BOARD_COLS, BOARD_ROWS, INPUT_PLANES, INPUT_SIZE, PLANE_SIZE};
 use crate::evaluator::EvalError;
-use crate::model::PolicyValueNet;
+use crate::model::{MAX_CHANNELS, PolicyValueNet};
 use crate::policy::POLICY_SIZE;
+
+mod product;
+use product::{LeftRows, Matrix, add_product};
 
 /// Positions below which a batch is not split across threads: the split costs more than it
 /// saves for a forward pass of a few positions.
 const MIN_POSITIONS_PER_THREAD: usize = 4;
 
-/// Positions one pass through the layers carries: an im2col buffer of 8 positions of a
-/// 32-channel trunk is 830 KB, about a core's L2 cache.
+/// Positions one pass through the layers carries: the activations of 8 positions of a
+/// 32-channel trunk (three buffers of 92 KB) stay in a core's L2 cache.
 const POSITIONS_PER_PASS: usize = 8;
 
 /// A convolution with its normalisation folded in, as a `[kernel²·c_in, c_out]` matrix.
@@ -152,7 +156,7 @@ struct Scratch {
     x: Vec<f32>,
     branch: Vec<f32>,
     tmp: Vec<f32>,
-    columns: Vec<f32>,
+    gathered: Vec<f32>,
     head: Vec<f32>,
     hidden: Vec<f32>,
 }
@@ -168,136 +172,55 @@ fn resized(buffer: &mut Vec<f32>, len: usize) -> &mut [f32] {
     &mut buffer[..len]
 }
 
-/// `out = input ⋆ conv + bias` for `rows = positions·90` rows of `c_in` channels.
-fn convolve(conv: &FoldedConv, input: &[f32], rows: usize, columns: &mut Vec<f32>, out: &mut [f32]) {
-    let (c_in, c_out) = (conv.c_in, conv.c_out);
-    let width = conv.kernel * conv.kernel * c_in;
-    let input_view = ArrayView2::from_shape((rows, c_in), input).expect("input rows");
-    let a = if conv.kernel == 1 {
-        input_view
-    } else {
-        let buffer = resized(columns, rows * width);
-        for position in 0..rows / PLANE_SIZE {
-            let base = position * PLANE_SIZE;
-            for (square, taps) in NEIGHBOURS.iter().enumerate() {
-                let row = &mut buffer[(base + square) * width..(base + square + 1) * width];
-                for (tap, source) in taps.iter().enumerate() {
-                    let slot = &mut row[tap * c_in..(tap + 1) * c_in];
-                    match source {
-                        Some(from) => {
-                            let from = (base + usize::from(*from)) * c_in;
-                            slot.copy_from_slice(&input[from..from + c_in]);
-                        }
-                        None => slot.fill(0.0),
-                    }
-                }
+/// The rows of a 3×3 "same" convolution's im2col matrix over position-major activations,
+/// read where they lie: tap `t` of row `r` is the `c_in` channels of the square that tap
+/// reaches, or zeros off the board.
+#[derive(Clone, Copy)]
+struct Taps<'a> {
+    input: &'a [f32],
+    c_in: usize,
+}
+
+/// What a tap off the board reads.
+static ZEROS: [f32; MAX_CHANNELS] = [0.0; MAX_CHANNELS];
+
+impl LeftRows for Taps<'_> {
+    fn shape(&self) -> (usize, usize) {
+        (9, self.c_in)
+    }
+
+    fn segment(&self, row: usize, tap: usize) -> &[f32] {
+        let square = row % PLANE_SIZE;
+        match NEIGHBOURS[square][tap] {
+            Some(from) => {
+                let from = (row - square + usize::from(from)) * self.c_in;
+                &self.input[from..from + self.c_in]
             }
+            None => &ZEROS[..self.c_in],
         }
-        ArrayView2::from_shape((rows, width), &buffer[..]).expect("im2col rows")
-    };
-    for row in out.chunks_exact_mut(c_out) {
+    }
+}
+
+/// `out = input ⋆ conv + bias` for `rows = positions·90` rows of `c_in` channels.
+fn convolve(conv: &FoldedConv, input: &[f32], rows: usize, scratch: &mut Vec<f32>, out: &mut [f32]) {
+    for row in out.chunks_exact_mut(conv.c_out) {
         row.copy_from_slice(&conv.bias);
     }
-    add_product(&a, &conv.weight, out);
+    let input = &input[..rows * conv.c_in];
+    if conv.kernel == 1 {
+        add_product(Matrix { values: input, depth: conv.c_in }, rows, &conv.weight, out, scratch);
+    } else {
+        add_product(Taps { input, c_in: conv.c_in }, rows, &conv.weight, out, scratch);
+    }
 }
 
 /// `out = input · layer + bias` for `rows` rows.
-fn affine(layer: &Dense, input: &[f32], rows: usize, out: &mut [f32]) {
+fn affine(layer: &Dense, input: &[f32], rows: usize, scratch: &mut Vec<f32>, out: &mut [f32]) {
     let (d_in, d_out) = layer.weight.dim();
-    let a = ArrayView2::from_shape((rows, d_in), input).expect("input rows");
     for row in out.chunks_exact_mut(d_out) {
         row.copy_from_slice(&layer.bias);
     }
-    add_product(&a, &layer.weight, out);
-}
-
-/// Rows of the product computed together: each weight row loaded is used this many times.
-const BLOCK_ROWS: usize = 4;
-/// Columns of the product computed together (two AVX2 registers of eight).
-const BLOCK_COLUMNS: usize = 16;
-
-/// `out += a · b`, `out` row-major `[a.rows, b.columns]`. With AVX2 and FMA, products at
-/// least [`BLOCK_COLUMNS`] wide run in a register-blocked kernel that reads the weights where
-/// they lie (a general GEMM packs both operands on every call, which at a search's batch sizes
-/// costs as much as the arithmetic); anything else goes to `matrixmultiply`.
-fn add_product(a: &ArrayView2<'_, f32>, b: &Array2<f32>, out: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if b.ncols() >= BLOCK_COLUMNS
-        && std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("fma")
-        && let (Some(a_values), Some(b_values)) = (a.as_slice(), b.as_slice())
-    {
-        #[allow(unsafe_code)]
-        // SAFETY: the CPU has AVX2 and FMA, checked just above; the kernel needs nothing else.
-        unsafe {
-            add_product_avx2(a_values, a.ncols(), b_values, b.ncols(), out);
-        }
-        return;
-    }
-    let (rows, columns) = (a.nrows(), b.ncols());
-    let mut c = ArrayViewMut2::from_shape((rows, columns), out).expect("output rows");
-    general_mat_mul(1.0, a, b, 1.0, &mut c);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn add_product_avx2(a: &[f32], depth: usize, b: &[f32], columns: usize, out: &mut [f32]) {
-    add_product_blocked(a, depth, b, columns, out);
-}
-
-/// The kernel of [`add_product`], written for the compiler to vectorise: a block of
-/// [`BLOCK_ROWS`] × [`BLOCK_COLUMNS`] accumulators stays in registers over the whole depth.
-#[inline(always)]
-fn add_product_blocked(a: &[f32], depth: usize, b: &[f32], columns: usize, out: &mut [f32]) {
-    let rows = a.len() / depth;
-    let full_columns = columns - columns % BLOCK_COLUMNS;
-    let mut row = 0;
-    while row < rows {
-        let block_rows = BLOCK_ROWS.min(rows - row);
-        let mut column = 0;
-        while column < full_columns {
-            let mut acc = [[0.0f32; BLOCK_COLUMNS]; BLOCK_ROWS];
-            for (r, acc) in acc.iter_mut().enumerate().take(block_rows) {
-                acc.copy_from_slice(&out[(row + r) * columns + column..][..BLOCK_COLUMNS]);
-            }
-            if block_rows == BLOCK_ROWS {
-                for k in 0..depth {
-                    let weights: &[f32; BLOCK_COLUMNS] =
-                        b[k * columns + column..][..BLOCK_COLUMNS].try_into().expect("block");
-                    for (r, acc) in acc.iter_mut().enumerate() {
-                        let x = a[(row + r) * depth + k];
-                        for (acc, w) in acc.iter_mut().zip(weights) {
-                            *acc = x.mul_add(*w, *acc);
-                        }
-                    }
-                }
-            } else {
-                for k in 0..depth {
-                    let weights: &[f32; BLOCK_COLUMNS] =
-                        b[k * columns + column..][..BLOCK_COLUMNS].try_into().expect("block");
-                    for (r, acc) in acc.iter_mut().enumerate().take(block_rows) {
-                        let x = a[(row + r) * depth + k];
-                        for (acc, w) in acc.iter_mut().zip(weights) {
-                            *acc = x.mul_add(*w, *acc);
-                        }
-                    }
-                }
-            }
-            for (r, acc) in acc.iter().enumerate().take(block_rows) {
-                out[(row + r) * columns + column..][..BLOCK_COLUMNS].copy_from_slice(acc);
-            }
-            column += BLOCK_COLUMNS;
-        }
-        for r in row..row + block_rows {
-            for k in 0..depth {
-                let x = a[r * depth + k];
-                for c in full_columns..columns {
-                    out[r * columns + c] = x.mul_add(b[k * columns + c], out[r * columns + c]);
-                }
-            }
-        }
-        row += block_rows;
-    }
+    add_product(Matrix { values: &input[..rows * d_in], depth: d_in }, rows, &layer.weight, out, scratch);
 }
 
 fn relu(values: &mut [f32]) {
@@ -399,7 +322,7 @@ impl CpuNet {
             let positions = inputs.len() / INPUT_SIZE;
             let rows = positions * PLANE_SIZE;
             let c = self.channels;
-            let Scratch { x, branch, tmp, columns, head, hidden } = scratch;
+            let Scratch { x, branch, tmp, gathered, head, hidden } = scratch;
 
             // Planes to position-major rows.
             let planes = resized(tmp, rows * INPUT_PLANES);
@@ -412,15 +335,15 @@ impl CpuNet {
                 }
             }
             let x = resized(x, rows * c);
-            convolve(&self.stem, &tmp[..rows * INPUT_PLANES], rows, columns, x);
+            convolve(&self.stem, &tmp[..rows * INPUT_PLANES], rows, gathered, x);
             relu(x);
 
             let branch = resized(branch, rows * c);
             let tmp = resized(tmp, rows * c);
             for (conv1, conv2) in &self.blocks {
-                convolve(conv1, x, rows, columns, tmp);
+                convolve(conv1, x, rows, gathered, tmp);
                 relu(tmp);
-                convolve(conv2, tmp, rows, columns, branch);
+                convolve(conv2, tmp, rows, gathered, branch);
                 for (x, b) in x.iter_mut().zip(branch.iter()) {
                     *x = (*x + b).max(0.0);
                 }
@@ -428,20 +351,20 @@ impl CpuNet {
 
             let pc = self.policy_conv.c_out;
             let head_buffer = resized(head, rows * pc.max(self.value_conv.c_out));
-            convolve(&self.policy_conv, x, rows, columns, &mut head_buffer[..rows * pc]);
+            convolve(&self.policy_conv, x, rows, gathered, &mut head_buffer[..rows * pc]);
             relu(&mut head_buffer[..rows * pc]);
             let logits = policy.as_slice_mut().expect("contiguous policy rows");
-            affine(&self.policy_fc, &head_buffer[..rows * pc], positions, logits);
+            affine(&self.policy_fc, &head_buffer[..rows * pc], positions, gathered, logits);
 
             let vc = self.value_conv.c_out;
-            convolve(&self.value_conv, x, rows, columns, &mut head_buffer[..rows * vc]);
+            convolve(&self.value_conv, x, rows, gathered, &mut head_buffer[..rows * vc]);
             relu(&mut head_buffer[..rows * vc]);
             let width = self.value_fc1.bias.len();
             let hidden = resized(hidden, positions * width);
-            affine(&self.value_fc1, &head_buffer[..rows * vc], positions, hidden);
+            affine(&self.value_fc1, &head_buffer[..rows * vc], positions, gathered, hidden);
             relu(hidden);
             let out = wdl.as_slice_mut().expect("contiguous WDL rows");
-            affine(&self.value_fc2, hidden, positions, out);
+            affine(&self.value_fc2, hidden, positions, gathered, out);
         });
     }
 }
@@ -506,7 +429,7 @@ mod tests {
             config.seed = 3;
             let net = perturbed(PolicyValueNet::new(&config, &device).unwrap(), &device);
             let cpu = CpuNet::from_net(&net.clone().valid()).unwrap();
-            let burn = BatchEvaluator::new(net, device.clone(), 0);
+            let burn = BatchEvaluator::new(net, device.clone(), 0).unwrap();
             for batch in [1, 5, 16, 33] {
                 let x = inputs(batch, batch as u64);
                 let (policy, wdl) = burn.burn_forward_logits(&x).unwrap();

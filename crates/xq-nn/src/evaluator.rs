@@ -8,7 +8,7 @@
 //! use xq_nn::{BatchEvaluator, EvalRequest, ModelConfig, PolicyValueNet};
 //! let device = Device::flex();
 //! let net = PolicyValueNet::new(&ModelConfig::new(4, 32), &device).unwrap();
-//! let evaluator = BatchEvaluator::new(net, device, 1 << 16);
+//! let evaluator = BatchEvaluator::new(net, device, 1 << 16).unwrap();
 //! let pos = Position::startpos();
 //! let legal = pos.legal_moves();
 //! let out = evaluator
@@ -146,13 +146,20 @@ pub struct BatchEvaluator {
 impl BatchEvaluator {
     /// Wraps `net` (moved to `device` and put in inference mode). `cache_capacity` slots of
     /// cache, 0 for none.
-    pub fn new(net: PolicyValueNet, device: Device, cache_capacity: usize) -> BatchEvaluator {
+    ///
+    /// # Errors
+    /// [`EvalError::Backend`] on the CPU if the network's weights cannot be read back to
+    /// freeze it into a [`CpuNet`].
+    pub fn new(
+        net: PolicyValueNet,
+        device: Device,
+        cache_capacity: usize,
+    ) -> Result<BatchEvaluator, EvalError> {
         let net = net.valid().to_device(&device);
-        // A weight that cannot be read back leaves burn to run the pass (and report the error).
-        let cpu = (device == Device::flex()).then(|| CpuNet::from_net(&net).ok()).flatten();
+        let cpu = if device == Device::flex() { Some(CpuNet::from_net(&net)?) } else { None };
         let cache = (cache_capacity > 0)
             .then(|| Mutex::new(EvalCache { slots: vec![None; cache_capacity], hits: 0, misses: 0 }));
-        BatchEvaluator { net, device, cpu, cache }
+        Ok(BatchEvaluator { net, device, cpu, cache })
     }
 
     /// Whether the forward pass runs in [`CpuNet`] rather than burn.

@@ -76,7 +76,7 @@ fn default_value_hidden() -> usize {
 
 /// Limits that keep a config from asking for an absurd allocation.
 const MAX_BLOCKS: usize = 64;
-const MAX_CHANNELS: usize = 1024;
+pub(crate) const MAX_CHANNELS: usize = 1024;
 
 impl ModelConfig {
     /// A config with the given trunk and every other field at its default.

@@ -78,7 +78,9 @@ impl NetEvaluator {
     ) -> Result<NetEvaluator, CheckpointError> {
         let stem = resolve_checkpoint(path)?;
         let (net, meta) = load_checkpoint(&stem, None, &device)?;
-        let network = Arc::new(BatchEvaluator::new(net, device, cache_capacity));
+        let network = BatchEvaluator::new(net, device, cache_capacity)
+            .map_err(|source| CheckpointError::Network { path: stem.clone(), source })?;
+        let network = Arc::new(network);
         Ok(NetEvaluator::new(network, DEFAULT_EVAL_BATCH).with_model_id(&meta.model_id))
     }
 

@@ -23,8 +23,8 @@ fn tiny_net(seed: u64) -> PolicyValueNet {
 #[test]
 fn priors_and_values_are_the_batch_evaluators_over_the_legal_moves() {
     let net = tiny_net(3);
-    let direct = BatchEvaluator::new(net.clone(), Device::flex(), 0);
-    let mut evaluator = NetEvaluator::new(Arc::new(BatchEvaluator::new(net, Device::flex(), 0)), 8);
+    let direct = BatchEvaluator::new(net.clone(), Device::flex(), 0).unwrap();
+    let mut evaluator = NetEvaluator::new(Arc::new(BatchEvaluator::new(net, Device::flex(), 0).unwrap()), 8);
 
     let start = Position::startpos();
     let after = {
@@ -121,7 +121,7 @@ fn a_positions_evaluation_does_not_depend_on_its_batch() {
     let mut config = ModelConfig::new(2, 32);
     config.seed = 5;
     let net = PolicyValueNet::new(&config, &Device::flex()).unwrap();
-    let evaluator = BatchEvaluator::new(net, Device::flex(), 0);
+    let evaluator = BatchEvaluator::new(net, Device::flex(), 0).unwrap();
     let positions = game_positions(40, 9);
     let moves: Vec<_> = positions.iter().map(|p| p.legal_moves()).collect();
     let request = |i: usize| EvalRequest { position: &positions[i], history: Default::default() };

@@ -185,7 +185,7 @@ fn trained_net() -> (PolicyValueNet, ModelConfig, TrainBatch) {
 }
 
 fn logits(net: &PolicyValueNet, inputs: &Array4<f32>) -> (Array2<f32>, Array2<f32>) {
-    BatchEvaluator::new(net.clone(), Device::flex(), 0).forward_logits(inputs).unwrap()
+    BatchEvaluator::new(net.clone(), Device::flex(), 0).unwrap().forward_logits(inputs).unwrap()
 }
 
 #[test]
@@ -280,8 +280,8 @@ fn bad_checkpoints_give_clear_errors() {
 fn evaluate_batch_gives_normalised_priors_and_caches() {
     let device = Device::flex();
     let net = PolicyValueNet::new(&ModelConfig::new(1, 8), &device).unwrap();
-    let evaluator = BatchEvaluator::new(net.clone(), device.clone(), 1024);
-    let uncached = BatchEvaluator::new(net, device, 0);
+    let evaluator = BatchEvaluator::new(net.clone(), device.clone(), 1024).unwrap();
+    let uncached = BatchEvaluator::new(net, device, 0).unwrap();
     let positions = common::random_positions(13, 2, 20);
     let legal: Vec<_> = positions.iter().map(|(p, _)| p.legal_moves()).collect();
     let legal_refs: Vec<&[xq_core::Move]> = legal.iter().map(|l| &l[..]).collect();

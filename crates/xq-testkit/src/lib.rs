@@ -10,7 +10,7 @@
 //! assert_eq!(positions, xq_testkit::random_positions(2, 7, 20), "seeded");
 //! ```
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use xq_core::{Game, GameRules, HistoryFeatures, Move, Position};
 use xq_data::Sample;
@@ -153,4 +153,32 @@ kind = "random"
 name = "random"
 "#
     )
+}
+
+/// Writes the event config `config` to `dir/<name>.toml` and runs
+/// `xq eval <format> --config dir/<name>.toml --out dir/<name> --quiet` with the binary at `xq`,
+/// from the workspace root (where the configs' relative paths point). Returns the run's output
+/// and its output directory.
+pub fn run_xq_eval(
+    xq: &str,
+    dir: &Path,
+    name: &str,
+    format: &str,
+    config: &str,
+) -> (std::process::Output, PathBuf) {
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, config).expect("write the event config");
+    let out = dir.join(name);
+    let run = std::process::Command::new(xq)
+        .current_dir(workspace_root())
+        .arg("eval")
+        .arg(format)
+        .arg("--config")
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .arg("--quiet")
+        .output()
+        .expect("run the xq binary");
+    (run, out)
 }

@@ -68,7 +68,7 @@ fn outputs(stem: &Path, dataset: &Dataset) -> (Vec<u32>, Vec<u32>) {
     let (net, _) = load_checkpoint(stem, None, &Device::flex()).unwrap();
     let items: Vec<(usize, bool)> = (0..dataset.len()).map(|i| (i, false)).collect();
     let batch = dataset.batch(&items);
-    let (p, v) = BatchEvaluator::new(net, Device::flex(), 0).forward_logits(&batch.inputs).unwrap();
+    let (p, v) = BatchEvaluator::new(net, Device::flex(), 0).unwrap().forward_logits(&batch.inputs).unwrap();
     (p.iter().map(|x| x.to_bits()).collect(), v.iter().map(|x| x.to_bits()).collect())
 }
 
