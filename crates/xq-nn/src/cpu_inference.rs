@@ -7,8 +7,9 @@
 //! (`[batch·90, channels]`) so that every convolution is one matrix product of its im2col
 //! matrix with the weights, and the heads' linear layers re-indexed to read that layout
 //! directly. The products run in a register-tiled AVX2 kernel (`cpu_inference/product.rs`)
-//! that reads a 3×3 convolution's taps straight from the activations, with no im2col copy. Its outputs equal burn's to float rounding (the
-//! tests check both trunk kinds, with batch-norm statistics far from their initial values).
+//! that reads a 3×3 convolution's taps straight from the activations, with no im2col copy.
+//! Its outputs equal burn's to float rounding (the tests check both trunk kinds, with
+//! batch-norm statistics far from their initial values).
 //!
 //! Positions are independent, so a batch is cut into contiguous slices run on the current
 //! rayon pool; each thread keeps its scratch buffers between calls, so a steady search

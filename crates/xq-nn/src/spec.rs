@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use crate::checkpoint::{CheckpointError, load_checkpoint, resolve_checkpoint};
 use crate::device::{DeviceError, DeviceSetting};
-use crate::evaluator::{BatchEvaluator, EvalError};
+use crate::evaluator::BatchEvaluator;
 use crate::net_evaluator::{DEFAULT_CACHE_POSITIONS, DEFAULT_EVAL_BATCH, NetEvaluator};
 
 /// Most positions one shared network evaluates at once when games on many threads share it.
@@ -56,9 +56,6 @@ pub enum SpecError {
     /// The device is not in this build.
     #[error(transparent)]
     Device(#[from] DeviceError),
-    /// The network cannot be prepared for inference.
-    #[error(transparent)]
-    Network(#[from] EvalError),
     /// The evaluation thread could not be started.
     #[error("starting the evaluation thread: {0}")]
     Thread(std::io::Error),
@@ -124,7 +121,9 @@ impl EvaluatorSpec {
                 let stem = resolve_checkpoint(path)?;
                 let device = device.device()?;
                 let (net, meta) = load_checkpoint(&stem, None, &device)?;
-                let network = Arc::new(BatchEvaluator::new(net, device, DEFAULT_CACHE_POSITIONS)?);
+                let network = BatchEvaluator::new(net, device, DEFAULT_CACHE_POSITIONS)
+                    .map_err(|source| CheckpointError::Network { path: stem.clone(), source })?;
+                let network = Arc::new(network);
                 let evaluator = NetEvaluator::new(network, DEFAULT_EVAL_BATCH).with_model_id(&meta.model_id);
                 Ok(BuiltEvaluator {
                     evaluator: Box::new(evaluator),
