@@ -178,6 +178,10 @@ pub enum Format {
     Gauntlet {
         /// Game pairs per opponent.
         pairs: u32,
+        /// When given, an opponent whose test is still undecided after its `pairs` plays on, one
+        /// pair at a time, until the test decides or it has played the most pairs allowed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        until_decided: Option<UntilDecided>,
     },
     /// Every pair of players meets once per cycle (Berger tables by the circle method; with an
     /// odd count one player sits out each round), each meeting one game pair.
@@ -208,6 +212,53 @@ pub enum Format {
         /// The promotion threshold.
         threshold: GateThreshold,
     },
+}
+
+/// A gauntlet's sequential extension: each opponent's game pairs (all of them, from the first)
+/// are an SPRT of player 0 against it, and an opponent the test has not decided after the
+/// gauntlet's `pairs` meets player 0 again, one pair at a time, up to `max_pairs`.
+///
+/// Checking a sequential test only from the `pairs`-th pair on is still a valid SPRT (a test
+/// looked at less often errs less, not more), so "beaten" can be read off at any stop. Every
+/// extra pair has the number, round and opening the gauntlet would have given it with more
+/// `pairs`, so an event rebuilt from its journal issues the same games whatever order they
+/// finished in.
+///
+/// ```
+/// use xq_eval::events::{Event, EventConfig, Format, UntilDecided};
+/// use xq_eval::stats::SprtConfig;
+/// use xq_core::GameResult;
+/// let until_decided = UntilDecided { sprt: SprtConfig::normalized(0.0, 10.0, 0.05, 0.05), max_pairs: 5 };
+/// let config = EventConfig {
+///     name: "demo".into(),
+///     players: vec!["a".into(), "b".into()],
+///     format: Format::Gauntlet { pairs: 2, until_decided: Some(until_decided) },
+///     openings: 4,
+///     seed: 7,
+/// };
+/// let mut event = Event::new(config).unwrap();
+/// loop {
+///     let games = event.next_games(8);
+///     if games.is_empty() {
+///         break;
+///     }
+///     for game in games {
+///         // "a" wins both games of even pairs and loses both of odd ones: even, undecided.
+///         let winner = if game.pair % 2 == 0 { 0 } else { 1 };
+///         let result = if game.red == winner { GameResult::RedWins } else { GameResult::BlackWins };
+///         event.record(game.finish(result)).unwrap();
+///     }
+/// }
+/// assert!(event.is_finished());
+/// assert_eq!(event.records().len(), 2 * 5); // so "b" plays all 5 pairs
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UntilDecided {
+    /// The test run on player 0's pairs against each opponent.
+    pub sprt: SprtConfig,
+    /// The most game pairs against one opponent, the gauntlet's `pairs` included.
+    pub max_pairs: u32,
 }
 
 /// An event's configuration.
@@ -279,6 +330,8 @@ pub struct Event {
     order: OpeningOrder,
     /// Fixed schedules (gauntlet, round robin, gate) are built up front.
     planned: Vec<ScheduledGame>,
+    /// How many of `planned` are issued (a gauntlet's extra pairs are issued beside them).
+    planned_issued: usize,
     issued: Vec<ScheduledGame>,
     records: BTreeMap<u64, GameRecord>,
     byes: Vec<(u32, usize)>,
@@ -332,7 +385,16 @@ impl Event {
                     return bad(format!("{rounds} Swiss rounds for {n} players (1 to {most})"));
                 }
             }
-            Format::Gauntlet { pairs } if *pairs == 0 => return bad("pairs must be positive".into()),
+            Format::Gauntlet { pairs: 0, .. } => return bad("pairs must be positive".into()),
+            Format::Gauntlet { pairs, until_decided: Some(until) } => {
+                until.sprt.validate().map_err(|e| EventError::InvalidConfig(e.to_string()))?;
+                if until.max_pairs < *pairs {
+                    return bad(format!(
+                        "until_decided.max_pairs ({}) is below the gauntlet's pairs ({pairs})",
+                        until.max_pairs
+                    ));
+                }
+            }
             Format::RoundRobin { cycles } if *cycles == 0 => return bad("cycles must be positive".into()),
             _ => {}
         }
@@ -341,6 +403,7 @@ impl Event {
             config,
             order,
             planned: Vec::new(),
+            planned_issued: 0,
             issued: Vec::new(),
             records: BTreeMap::new(),
             byes: Vec::new(),
@@ -414,8 +477,9 @@ impl Event {
     }
 
     /// Up to `max` games that can be played now. Empty when the event is finished, or when it
-    /// waits for results (a Swiss round in progress, or an SPRT with pairs in flight at its
-    /// maximum).
+    /// waits for results (a Swiss round in progress, an SPRT with pairs in flight at its
+    /// maximum, or a gauntlet's extra pairs in flight). An SPRT's pairs and a gauntlet's extra
+    /// pairs are issued whole, so a `max` below 2 issues none of them.
     pub fn next_games(&mut self, max: usize) -> Vec<ScheduledGame> {
         let mut out = Vec::new();
         if let Some((cfg, max_pairs)) = self.sequential_test() {
@@ -428,32 +492,58 @@ impl Event {
             self.issued.extend_from_slice(&out);
             return out;
         }
-        match self.config.format.clone() {
-            Format::Gauntlet { .. }
-            | Format::RoundRobin { .. }
-            | Format::Gate { .. }
-            | Format::Sprt { .. } => {
-                let start = self.issued.len();
-                let end = start.saturating_add(max).min(self.planned.len());
-                out.extend_from_slice(&self.planned[start..end]);
-            }
-            Format::Swiss { rounds, paired } => {
-                let round_done = self.in_flight() == 0;
-                let pending: Vec<ScheduledGame> = self.planned[self.issued.len()..].to_vec();
-                if pending.is_empty() && round_done && self.swiss_round < rounds {
-                    // A round that cannot be paired ends the event early; `pairing_error` says so.
-                    if let Err(e) = self.plan_swiss_round(paired) {
-                        self.pairing_error = Some(e);
-                        self.swiss_round = rounds;
-                    }
+        if let Format::Swiss { rounds, paired } = self.config.format {
+            let round_done = self.in_flight() == 0;
+            if self.planned_issued == self.planned.len() && round_done && self.swiss_round < rounds {
+                // A round that cannot be paired ends the event early; `pairing_error` says so.
+                if let Err(e) = self.plan_swiss_round(paired) {
+                    self.pairing_error = Some(e);
+                    self.swiss_round = rounds;
                 }
-                let start = self.issued.len();
-                let end = start.saturating_add(max).min(self.planned.len());
-                out.extend_from_slice(&self.planned[start..end]);
             }
         }
+        let end = self.planned_issued.saturating_add(max).min(self.planned.len());
+        out.extend_from_slice(&self.planned[self.planned_issued..end]);
+        self.planned_issued = end;
         self.issued.extend_from_slice(&out);
+        if let Format::Gauntlet { until_decided: Some(until), .. } = self.config.format {
+            for opponent in 1..self.config.players.len() {
+                if out.len() + 2 > max {
+                    break;
+                }
+                if let Some(repetition) = self.extra_pair_due(opponent, &until) {
+                    let pair = self.gauntlet_pair(repetition, opponent);
+                    self.issued.extend_from_slice(&pair);
+                    out.extend(pair);
+                }
+            }
+        }
         out
+    }
+
+    /// The repetition of the gauntlet's next extra pair against `opponent`: once every planned
+    /// game is issued, when all its games have results, its test is undecided and it has
+    /// played fewer than `max_pairs` pairs.
+    fn extra_pair_due(&self, opponent: usize, until: &UntilDecided) -> Option<u32> {
+        if self.planned_issued < self.planned.len() {
+            return None;
+        }
+        let against = |red: usize, black: usize| red == opponent || black == opponent;
+        let issued = self.issued.iter().filter(|g| against(g.red, g.black)).count();
+        let records: Vec<GameRecord> =
+            self.records.values().filter(|r| against(r.red, r.black)).cloned().collect();
+        let played_pairs = u32::try_from(issued / 2).unwrap_or(u32::MAX);
+        let undecided =
+            sprt(&pentanomial_of(&records, 0), &until.sprt).is_ok_and(|r| r.state == SprtState::Continue);
+        (records.len() == issued && played_pairs < until.max_pairs && undecided).then_some(played_pairs)
+    }
+
+    /// The game pair of a gauntlet's `repetition` against `opponent`, numbered as the planned
+    /// schedule numbers it: repetition by repetition, opponent by opponent.
+    fn gauntlet_pair(&mut self, repetition: u32, opponent: usize) -> [ScheduledGame; 2] {
+        let opponents = self.config.players.len() as u64 - 1;
+        let pair = u64::from(repetition) * opponents + opponent as u64 - 1;
+        self.game_pair(repetition + 1, pair, 0, opponent, repetition as usize)
     }
 
     /// Withdraws every issued game that has no result yet and returns them, in issue order.
@@ -461,7 +551,7 @@ impl Event {
     /// For a runner that stops playing once the event is decided: an SPRT that reached a bound
     /// while later pairs were already issued drops them, so the event finishes on the results
     /// in game order whatever games happened to be in flight. Only SPRT events withdraw (the
-    /// other formats index their schedules by the games issued); they return nothing.
+    /// other formats count their schedules by the games issued); they return nothing.
     pub fn withdraw_unfinished(&mut self) -> Vec<ScheduledGame> {
         if self.sequential_test().is_none() {
             return Vec::new();
@@ -505,9 +595,13 @@ impl Event {
         }
         match &self.config.format {
             Format::Swiss { rounds, .. } => {
-                self.swiss_round >= *rounds && self.issued.len() == self.planned.len()
+                self.swiss_round >= *rounds && self.planned_issued == self.planned.len()
             }
-            _ => self.issued.len() == self.planned.len(),
+            Format::Gauntlet { until_decided: Some(until), .. } => {
+                self.planned_issued == self.planned.len()
+                    && (1..self.config.players.len()).all(|o| self.extra_pair_due(o, until).is_none())
+            }
+            _ => self.planned_issued == self.planned.len(),
         }
     }
 
@@ -571,12 +665,10 @@ impl Event {
     fn plan(&mut self) {
         let n = self.config.players.len();
         match self.config.format.clone() {
-            Format::Gauntlet { pairs } => {
-                for rep in 0..pairs as usize {
+            Format::Gauntlet { pairs, .. } => {
+                for repetition in 0..pairs {
                     for opponent in 1..n {
-                        let pair = self.next_pair;
-                        self.next_pair += 1;
-                        let games = self.game_pair(rep as u32 + 1, pair, 0, opponent, rep);
+                        let games = self.gauntlet_pair(repetition, opponent);
                         self.planned.extend(games);
                     }
                 }

@@ -5,9 +5,11 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::{BTreeMap, BTreeSet};
 use xq_core::GameResult;
-use xq_eval::events::{Event, EventConfig, Format, GateThreshold, GateVerdict, Undecided};
-use xq_eval::record::{GameRecord, parse_journal};
-use xq_eval::stats::{SprtConfig, SprtState};
+use xq_eval::events::{
+    Event, EventConfig, Format, GateThreshold, GateVerdict, ScheduledGame, Undecided, UntilDecided,
+};
+use xq_eval::record::{GameRecord, parse_journal, pentanomial_of};
+use xq_eval::stats::{EloModel, LlrMethod, SprtConfig, SprtState, sprt};
 
 fn config(players: usize, format: Format) -> EventConfig {
     EventConfig {
@@ -19,10 +21,13 @@ fn config(players: usize, format: Format) -> EventConfig {
     }
 }
 
-/// Plays an event to the end; player `i` has strength `strength[i]` (Elo), results drawn from a
-/// seeded generator. Runs games in batches of `parallel` to exercise in-flight bookkeeping.
-fn run(event: &mut Event, strength: &[f64], seed: u64, parallel: usize) -> Vec<GameRecord> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+/// Plays an event to the end, `parallel` games at a time to exercise in-flight bookkeeping, with
+/// each game's result from `result_of`.
+fn play(
+    event: &mut Event,
+    parallel: usize,
+    mut result_of: impl FnMut(&ScheduledGame) -> GameResult,
+) -> Vec<GameRecord> {
     let mut journal = Vec::new();
     loop {
         let batch = event.next_games(parallel);
@@ -31,22 +36,30 @@ fn run(event: &mut Event, strength: &[f64], seed: u64, parallel: usize) -> Vec<G
             break;
         }
         for g in batch {
-            let expected = 1.0 / (1.0 + 10f64.powf((strength[g.black] - strength[g.red]) / 400.0));
-            let draw = 0.3;
-            let u: f64 = rng.random();
-            let result = if u < draw {
-                GameResult::Draw
-            } else if u < draw + (1.0 - draw) * expected {
-                GameResult::RedWins
-            } else {
-                GameResult::BlackWins
-            };
-            let record = g.finish(result);
+            let record = g.finish(result_of(&g));
             event.record(record.clone()).unwrap();
             journal.push(record);
         }
     }
     journal
+}
+
+/// Plays an event to the end; player `i` has strength `strength[i]` (Elo), results drawn from a
+/// seeded generator.
+fn run(event: &mut Event, strength: &[f64], seed: u64, parallel: usize) -> Vec<GameRecord> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    play(event, parallel, |g| {
+        let expected = 1.0 / (1.0 + 10f64.powf((strength[g.black] - strength[g.red]) / 400.0));
+        let draw = 0.3;
+        let u: f64 = rng.random();
+        if u < draw {
+            GameResult::Draw
+        } else if u < draw + (1.0 - draw) * expected {
+            GameResult::RedWins
+        } else {
+            GameResult::BlackWins
+        }
+    })
 }
 
 #[test]
@@ -78,7 +91,7 @@ fn round_robin_covers_every_pair_with_both_colours() {
 
 #[test]
 fn gauntlet_plays_player_zero_against_everyone() {
-    let mut event = Event::new(config(4, Format::Gauntlet { pairs: 3 })).unwrap();
+    let mut event = Event::new(config(4, Format::Gauntlet { pairs: 3, until_decided: None })).unwrap();
     let journal = run(&mut event, &[100.0, 0.0, 0.0, 0.0], 2, 5);
     assert_eq!(journal.len(), 3 * 3 * 2);
     assert!(journal.iter().all(|r| r.red == 0 || r.black == 0));
@@ -87,6 +100,89 @@ fn gauntlet_plays_player_zero_against_everyone() {
         let openings: BTreeSet<_> = journal.iter().filter(|r| r.round == round).map(|r| r.opening).collect();
         assert_eq!(openings.len(), 1);
     }
+}
+
+/// Plays a gauntlet until decided against three opponents: `p1` beaten in two pairs of three
+/// for the first 20 repetitions and in every pair after, `p2` always even (one pair won, the
+/// next lost), `p3` winning every game. Results are taken `parallel` games at a time.
+fn run_until_decided(cfg: &EventConfig, parallel: usize) -> (Event, Vec<GameRecord>) {
+    let mut event = Event::new(cfg.clone()).unwrap();
+    let journal = play(&mut event, parallel, |g| {
+        let opponent = g.red.max(g.black);
+        let repetition = g.round - 1;
+        let player_zero_wins = match opponent {
+            1 => repetition >= 20 || repetition % 3 != 2,
+            2 => repetition % 2 == 0,
+            _ => false,
+        };
+        if (g.red == 0) == player_zero_wins { GameResult::RedWins } else { GameResult::BlackWins }
+    });
+    (event, journal)
+}
+
+#[test]
+fn gauntlet_until_decided_plays_on_only_while_an_opponents_test_is_undecided() {
+    let test = SprtConfig {
+        elo0: 0.0,
+        elo1: 60.0,
+        alpha: 0.05,
+        beta: 0.05,
+        model: EloModel::Logistic,
+        method: LlrMethod::Exact,
+    };
+    let cfg = config(
+        4,
+        Format::Gauntlet { pairs: 20, until_decided: Some(UntilDecided { sprt: test, max_pairs: 40 }) },
+    );
+    let (event, journal) = run_until_decided(&cfg, 5);
+    let against =
+        |o: usize| journal.iter().filter(|r| r.red == o || r.black == o).cloned().collect::<Vec<_>>();
+    let verdict = |o: usize| sprt(&pentanomial_of(&against(o), 0), &test).unwrap().state;
+
+    // p3 is decided within the 20 pairs (at 16) and still plays all of them.
+    assert_eq!(against(3).len(), 2 * 20);
+    let first_16 = against(3).into_iter().filter(|r| r.round <= 16).collect::<Vec<_>>();
+    assert_eq!(sprt(&pentanomial_of(&first_16, 0), &test).unwrap().state, SprtState::AcceptH0);
+    assert_eq!(verdict(3), SprtState::AcceptH0);
+    // p1 plays on until its test accepts H1, not to the maximum.
+    let p1_pairs = against(1).len() / 2;
+    assert!((21..40).contains(&p1_pairs), "p1 played {p1_pairs} pairs");
+    assert_eq!(verdict(1), SprtState::AcceptH1);
+    let one_pair_less = against(1).into_iter().filter(|r| r.round < p1_pairs as u32).collect::<Vec<_>>();
+    assert_eq!(sprt(&pentanomial_of(&one_pair_less, 0), &test).unwrap().state, SprtState::Continue);
+    // p2 never decides and stops at the maximum.
+    assert_eq!(against(2).len(), 2 * 40);
+    assert_eq!(verdict(2), SprtState::Continue);
+
+    // Extra pairs are numbered, and given openings, as a longer gauntlet would.
+    let longer = config(4, Format::Gauntlet { pairs: 40, until_decided: None });
+    let mut planned = Event::new(longer).unwrap().next_games(usize::MAX);
+    planned.retain(|g| journal.iter().any(|r| r.game == g.game));
+    assert_eq!(planned.len(), journal.len());
+    for g in &planned {
+        let r = journal.iter().find(|r| r.game == g.game).unwrap();
+        assert_eq!(
+            (r.round, r.pair, r.red, r.black, r.opening),
+            (g.round, g.pair, g.red, g.black, g.opening)
+        );
+    }
+
+    // The same games whatever the batch size, and a journal replays in any order.
+    let (_, pair_by_pair) = run_until_decided(&cfg, 2);
+    let games = |j: &[GameRecord]| j.iter().map(|r| r.game).collect::<BTreeSet<_>>();
+    assert_eq!(games(&pair_by_pair), games(&journal));
+    let mut shuffled = journal.clone();
+    shuffled.reverse();
+    let replayed = Event::replay(cfg.clone(), &shuffled).unwrap();
+    assert!(replayed.is_finished());
+    assert_eq!(replayed.records(), event.records());
+    assert!(
+        Event::new(config(
+            4,
+            Format::Gauntlet { pairs: 3, until_decided: Some(UntilDecided { sprt: test, max_pairs: 2 }) }
+        ))
+        .is_err()
+    );
 }
 
 /// `strict`: |reds − blacks| ≤ 1 after every round; otherwise the relaxed rule the pairing falls

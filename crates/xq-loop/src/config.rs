@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use xq_core::GameRules;
-use xq_eval::events::GateThreshold;
+use xq_eval::events::{Format, GateThreshold, UntilDecided};
 use xq_eval::runner::{Limits, PlayerSpec};
 use xq_mcts::SearchParams;
 use xq_nn::DeviceSetting;
@@ -150,8 +150,13 @@ pub struct LadderSection {
     pub openings: usize,
     /// When given, the rating says against which opponents the model meets it over the games
     /// played: `{ kind = "sprt", elo0 = 0, elo1 = 60, alpha = 0.05, beta = 0.05 }` reads "beats"
-    /// as an SPRT that accepted H1 (all pairs are played; undecided is not beaten).
+    /// as an SPRT that accepted H1 (all `pairs` are played; undecided is not beaten).
     pub threshold: Option<GateThreshold>,
+    /// With an SPRT `threshold`: an opponent the test leaves undecided after `pairs` plays on,
+    /// one pair at a time, until the test decides or this many pairs are played
+    /// ([`xq_eval::events::UntilDecided`]). Absent: `pairs` and no more.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_pairs: Option<u32>,
 }
 
 impl LadderSection {
@@ -174,7 +179,27 @@ impl LadderSection {
         if let Some(test) = self.threshold.as_ref().and_then(GateThreshold::sprt) {
             test.validate().map_err(|e| LoopError::Config(format!("{section}.threshold: {e}")))?;
         }
+        if let Some(max_pairs) = self.max_pairs {
+            if self.threshold.as_ref().and_then(GateThreshold::sprt).is_none() {
+                return bad(format!("{section}.max_pairs needs an SPRT threshold to decide when to stop"));
+            }
+            if max_pairs < self.pairs {
+                return bad(format!(
+                    "{section}.max_pairs ({max_pairs}) is below {section}.pairs ({})",
+                    self.pairs
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// The event format: `pairs` against every opponent, and more against the undecided ones
+    /// up to `max_pairs` when the threshold is an SPRT.
+    pub fn format(&self) -> Format {
+        let test = self.threshold.as_ref().and_then(GateThreshold::sprt);
+        let until_decided =
+            self.max_pairs.zip(test).map(|(max_pairs, sprt)| UntilDecided { sprt, max_pairs });
+        Format::Gauntlet { pairs: self.pairs, until_decided }
     }
 }
 
@@ -206,6 +231,7 @@ impl Default for LadderSection {
             max_plies: xq_play::DEFAULT_MAX_PLIES,
             openings: 27,
             threshold: None,
+            max_pairs: None,
         }
     }
 }
@@ -353,6 +379,25 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(config.bootstrap.games_after_promotion, 10);
+    }
+
+    #[test]
+    fn final_rating_plays_on_until_decided_only_with_an_sprt() {
+        let section = |keys: &str| format!("{MINIMAL}[final_rating]\npairs = 20\n{keys}\n");
+        let sprt = "threshold = { kind = \"sprt\", elo0 = 0, elo1 = 60, alpha = 0.05, beta = 0.05 }";
+        let config = LoopConfig::from_toml(&section(&format!("max_pairs = 40\n{sprt}"))).unwrap();
+        let Format::Gauntlet { pairs: 20, until_decided: Some(until) } = config.final_rating.format() else {
+            panic!("{:?}", config.final_rating.format());
+        };
+        assert_eq!(until.max_pairs, 40);
+        assert_eq!(Some(until.sprt), config.final_rating.threshold.and_then(|t| t.sprt()));
+        let config = LoopConfig::from_toml(&section(sprt)).unwrap();
+        assert_eq!(config.final_rating.format(), Format::Gauntlet { pairs: 20, until_decided: None });
+
+        let err = LoopConfig::from_toml(&section("max_pairs = 40")).unwrap_err();
+        assert!(err.to_string().contains("final_rating.max_pairs needs an SPRT"), "{err}");
+        let err = LoopConfig::from_toml(&section(&format!("max_pairs = 10\n{sprt}"))).unwrap_err();
+        assert!(err.to_string().contains("below final_rating.pairs"), "{err}");
     }
 
     #[test]

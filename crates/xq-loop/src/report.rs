@@ -292,10 +292,15 @@ fn markdown(config: &LoopConfig, state: &LoopState, has_elo: bool, has_loss: boo
 fn final_rating_markdown(state: &LoopState) -> String {
     let Some(record) = &state.final_rating else { return String::new() };
     let section = &record.section;
+    let pairs = match section.max_pairs {
+        Some(most) if most > section.pairs => {
+            format!("{} pairs (up to {most} while the SPRT is undecided)", section.pairs)
+        }
+        _ => format!("{} pairs", section.pairs),
+    };
     let mut md = format!(
-        "\n## Final rating\n\nThe last accepted model ({}) against each opponent, {} pairs at {}.",
+        "\n## Final rating\n\nThe last accepted model ({}) against each opponent, {pairs} at {}.",
         generation_name(record.generation),
-        section.pairs,
         section.limits
     );
     let Some(rating) = &record.rating else {

@@ -839,7 +839,7 @@ impl Runner<'_> {
             ..self.event_config(
                 format!("{} ladder {label}", self.config.run.name),
                 derive_seed(self.config.run.seed ^ LADDER_SALT, seed_index),
-                Format::Gauntlet { pairs: ladder.pairs },
+                ladder.format(),
                 ladder.max_plies,
                 ladder.limits,
             )

@@ -279,7 +279,10 @@ impl RunConfig {
     pub fn max_games(&self) -> usize {
         let n = self.players.len();
         match &self.format {
-            Format::Gauntlet { pairs } => 2 * *pairs as usize * n.saturating_sub(1),
+            Format::Gauntlet { pairs, until_decided } => {
+                let most = until_decided.map_or(*pairs, |until| until.max_pairs.max(*pairs));
+                2 * most as usize * n.saturating_sub(1)
+            }
             Format::RoundRobin { cycles } => *cycles as usize * n * n.saturating_sub(1),
             Format::Swiss { rounds, paired } => *rounds as usize * (n / 2) * if *paired { 2 } else { 1 },
             Format::Sprt { max_pairs, .. } => 2 * *max_pairs as usize,
