@@ -99,7 +99,8 @@ def toml_value(v):
 
 gate = json.load(open(os.path.join(args.models, "gates", name, "config.json")))
 gate["players"][0]["evaluator"]["path"] = os.path.join(args.out, "model")
-gate["players"][0]["name"] = f"{name}-{os.path.basename(os.path.normpath(args.out))}"
+label = os.path.basename(os.path.normpath(args.out))
+gate["players"][0]["name"] = label if label.startswith(name) else f"{name}-{label}"
 opponent = gate["players"][1]["evaluator"]
 if opponent.get("kind") == "checkpoint":
     # the gate's paths are relative to where the loop ran: models_root/<run>/...
