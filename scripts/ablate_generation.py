@@ -51,8 +51,10 @@ last = gens[-2]
 start_dir = os.path.join(args.models, "accepted" if last["promoted"] else "rejected", f"g{last['generation']:03d}")
 stems = sorted(f[:-5] for f in os.listdir(os.path.join(start_dir, "checkpoints")) if f.endswith(".json"))
 start = os.path.join(start_dir, "checkpoints", stems[-1])
-candidate_dir = next(os.path.join(args.models, d, name) for d in ("candidates", "accepted", "rejected")
-                     if os.path.exists(os.path.join(args.models, d, name, "config.toml")))
+candidate_dir = next((os.path.join(args.models, d, name) for d in ("candidates", "accepted", "rejected")
+                      if os.path.exists(os.path.join(args.models, d, name, "config.toml"))), None)
+if candidate_dir is None:
+    sys.exit(f"no saved train config for {name} under {args.models}")
 
 section, lines, applied = None, [], set()
 for line in open(os.path.join(candidate_dir, "config.toml")).read().splitlines():
