@@ -30,13 +30,18 @@ pub struct EvalArgs {
     /// The event format.
     #[arg(value_enum)]
     kind: EventKind,
-    /// The event configuration (TOML, see configs/eval-*.toml).
+    /// The event configuration: a TOML file (see configs/eval-*.toml), or an event's own record
+    /// (its directory or the config.json in it, e.g. models/<run>/gates/g015) to play it again.
     #[arg(long)]
     config: PathBuf,
     /// Output directory (journal, PGN, reports, chart); rerunning with it resumes the event.
-    /// Default: data/runs/<config file stem> (ignored by git).
+    /// Default: data/runs/<TOML file stem>, or data/runs/<event name> for a record (ignored by
+    /// git).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Games played at once, instead of the configuration's `concurrency` (a record holds 1).
+    #[arg(long)]
+    concurrency: Option<usize>,
     /// Stop after this many new games (the event resumes on the next run).
     #[arg(long)]
     max_games: Option<usize>,
@@ -67,9 +72,20 @@ fn progress_message(p: &Progress) -> String {
     text
 }
 
+/// Whether `--config` names a TOML file rather than an event's JSON record or directory.
+fn is_toml(config: &std::path::Path) -> bool {
+    !config.is_dir() && !config.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"))
+}
+
 /// Runs `xq eval`.
 pub fn eval(args: EvalArgs) -> Result<()> {
-    let config = RunConfig::load(&args.config)?;
+    let mut config = RunConfig::load(&args.config)?;
+    if let Some(concurrency) = args.concurrency {
+        if concurrency == 0 {
+            bail!("--concurrency must be at least 1");
+        }
+        config.concurrency = concurrency;
+    }
     let wanted = kind_of(&config.format);
     if wanted != args.kind {
         bail!(
@@ -84,10 +100,11 @@ pub fn eval(args: EvalArgs) -> Result<()> {
     }
     let out = match args.out {
         Some(out) => out,
-        None => {
+        None if is_toml(&args.config) => {
             let stem = args.config.file_stem().context("the config path has no file name")?;
             PathBuf::from("data/runs").join(stem)
         }
+        None => PathBuf::from("data/runs").join(&config.name),
     };
     let bar = if args.quiet {
         ProgressBar::hidden()

@@ -79,3 +79,67 @@ fn timed_games_played_at_once_are_warned_about_and_untimed_ones_are_not() {
         assert!(!quiet.contains("warning"), "{name}: {quiet}");
     }
 }
+
+/// The moves of every game in an event's PGN, without the headers that may differ between runs.
+fn pgn_moves(out: &std::path::Path) -> Vec<String> {
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    pgn.lines().filter(|l| !l.starts_with('[') && !l.trim().is_empty()).map(str::to_string).collect()
+}
+
+#[test]
+fn an_event_plays_again_from_its_own_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("eval-tiny.toml");
+    std::fs::write(&config, tiny_sprt()).unwrap();
+    let first = dir.path().join("first");
+    let run = xq(&[
+        "eval",
+        "sprt",
+        "--config",
+        config.to_str().unwrap(),
+        "--out",
+        first.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(run.status.success(), "stderr: {}", String::from_utf8_lossy(&run.stderr));
+
+    // The event directory, and the config.json in it, name the same event: played again at
+    // another concurrency, it plays the same games.
+    let record = first.join("config.json");
+    for (source, out) in [(first.clone(), "again-from-dir"), (record.clone(), "again-from-json")] {
+        let out = dir.path().join(out);
+        let args = [
+            "eval",
+            "sprt",
+            "--config",
+            source.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--concurrency",
+            "2",
+            "--quiet",
+        ];
+        let run = xq(&args);
+        assert!(run.status.success(), "{}: {}", source.display(), String::from_utf8_lossy(&run.stderr));
+        assert_eq!(pgn_moves(&out), pgn_moves(&first), "{}", source.display());
+        assert!(!pgn_moves(&out).is_empty());
+    }
+
+    // A record is held to the same rules as a TOML file: an unknown key is named, exit code 2.
+    let text = std::fs::read_to_string(&record).unwrap().replacen('{', "{\n  \"sed\": 3,", 1);
+    let edited = dir.path().join("edited.json");
+    std::fs::write(&edited, text).unwrap();
+    let run = xq(&[
+        "eval",
+        "sprt",
+        "--config",
+        edited.to_str().unwrap(),
+        "--out",
+        dir.path().join("x").to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("sed") && !stderr.contains("panicked"), "{stderr}");
+    let zero = xq(&["eval", "sprt", "--config", record.to_str().unwrap(), "--concurrency", "0"]);
+    assert_eq!(zero.status.code(), Some(2), "{}", String::from_utf8_lossy(&zero.stderr));
+}

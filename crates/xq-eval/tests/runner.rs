@@ -299,6 +299,32 @@ fn bad_configs_are_named_errors() {
     assert!(matches!(RunConfig::from_toml("name = 3"), Err(RunError::Config(_))));
 }
 
+/// An event's directory holds its configuration as config.json: loading the directory, or the
+/// file, gives the configuration it ran with (concurrency 1, the one setting a resume may
+/// change), and the record is checked as strictly as TOML.
+#[test]
+fn an_event_record_loads_back_as_its_configuration() {
+    let dir = tempfile::tempdir().unwrap();
+    let ran = config(TINY);
+    run(&ran, dir.path(), Some(1));
+    let expected = RunConfig { concurrency: 1, ..ran };
+    assert_eq!(RunConfig::load(dir.path()).unwrap(), expected);
+    let record = dir.path().join(xq_eval::runner::CONFIG_FILE);
+    assert_eq!(RunConfig::load(&record).unwrap(), expected);
+
+    let text = std::fs::read_to_string(&record).unwrap();
+    let unknown = text.replacen("\"seed\"", "\"sed\": 1,\n  \"seed\"", 1);
+    let err = RunConfig::from_json(&unknown).unwrap_err().to_string();
+    assert!(err.contains("sed"), "{err}");
+    let path = dir.path().join("edited.json");
+    std::fs::write(&path, unknown).unwrap();
+    let err = RunConfig::load(&path).unwrap_err().to_string();
+    assert!(err.contains("edited.json") && err.contains("sed"), "{err}");
+    let twice = text.replace("\"greedy\"", "\"random\"");
+    assert!(RunConfig::from_json(&twice).unwrap_err().to_string().contains("twice"));
+    assert!(matches!(RunConfig::load(&dir.path().join("missing")), Err(RunError::Io { .. })));
+}
+
 #[test]
 fn a_journal_from_another_event_is_refused() {
     let dir = tempfile::tempdir().unwrap();

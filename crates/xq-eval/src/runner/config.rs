@@ -232,10 +232,36 @@ impl RunConfig {
         Ok(config)
     }
 
-    /// Loads and checks a TOML configuration file.
+    /// Parses and checks the JSON record of an event's configuration: the `config.json` that
+    /// every event directory holds ([`CONFIG_FILE`](crate::runner::CONFIG_FILE)), so an event
+    /// can be played again, or varied, from its own record. Unknown keys are errors.
+    pub fn from_json(text: &str) -> Result<RunConfig, RunError> {
+        let config: RunConfig = serde_json::from_str(text).map_err(|e| RunError::Config(e.to_string()))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Loads and checks a configuration: a TOML file (`configs/eval-*.toml`), a `.json` record,
+    /// or an event directory, whose recorded `config.json` is read. The record holds
+    /// `concurrency = 1` (the one setting a resumed event may change), so a caller that
+    /// replays it sets the concurrency it wants.
+    ///
+    /// ```no_run
+    /// # use xq_eval::runner::RunConfig;
+    /// // The gate the loop played for generation 15, to replay or vary.
+    /// let gate = RunConfig::load("models/loop-small/gates/g015".as_ref())?;
+    /// # Ok::<(), xq_eval::runner::RunError>(())
+    /// ```
     pub fn load(path: &Path) -> Result<RunConfig, RunError> {
+        let record = path.join(crate::runner::CONFIG_FILE);
+        let path = if path.is_dir() { record.as_path() } else { path };
         let text = std::fs::read_to_string(path).map_err(crate::runner::io_error(path))?;
-        RunConfig::from_toml(&text).map_err(|e| match e {
+        let parsed = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+            RunConfig::from_json(&text)
+        } else {
+            RunConfig::from_toml(&text)
+        };
+        parsed.map_err(|e| match e {
             RunError::Config(m) => RunError::Config(format!("{}: {m}", path.display())),
             other => other,
         })
