@@ -6,8 +6,8 @@ use clap::{ArgGroup, Args, ValueEnum};
 use std::path::PathBuf;
 use xq_mcts::{BuiltinEvaluator, SearchParams};
 use xq_nn::EvaluatorSpec;
-use xq_play::MctsPlayer;
 use xq_play::engine::{Protocol, ServerConfig, serve};
+use xq_play::{Coordinates, MctsPlayer};
 
 /// The protocol spoken on stdin/stdout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -16,6 +16,15 @@ pub enum ProtocolArg {
     Uci,
     /// UCCI as ElephantEye speaks it.
     Ucci,
+}
+
+/// How squares are written in move text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CoordinatesArg {
+    /// ICCS, ranks 0–9 (`h2e2`), as Pikafish writes them.
+    Iccs,
+    /// Ranks 1–10 (`h3e3`), as Fairy-Stockfish writes them.
+    Fairy,
 }
 
 /// A built-in evaluator (no network).
@@ -57,6 +66,9 @@ pub struct EngineArgs {
     /// Seed of the search's random choices (each game mixes in its number).
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// How squares are written in the moves read and sent.
+    #[arg(long, value_enum, default_value = "iccs")]
+    coordinates: CoordinatesArg,
 }
 
 /// Runs `xq engine` until `quit` or the end of input.
@@ -85,8 +97,17 @@ pub fn engine(args: EngineArgs) -> Result<()> {
         ProtocolArg::Uci => Protocol::Uci,
         ProtocolArg::Ucci => Protocol::Ucci,
     };
-    let config =
-        ServerConfig { seed: args.seed, visits: Some(visits), rules, ..ServerConfig::new(protocol, &name) };
+    let coordinates = match args.coordinates {
+        CoordinatesArg::Iccs => Coordinates::Iccs,
+        CoordinatesArg::Fairy => Coordinates::Fairy,
+    };
+    let config = ServerConfig {
+        seed: args.seed,
+        visits: Some(visits),
+        rules,
+        rank_offset: coordinates.rank_offset(),
+        ..ServerConfig::new(protocol, &name)
+    };
     // Stdin and Stdout rather than their locks: the server reads on a thread of its own.
     serve(std::io::BufReader::new(std::io::stdin()), std::io::stdout(), Box::new(player), config)?;
     Ok(())

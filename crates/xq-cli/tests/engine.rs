@@ -236,3 +236,47 @@ fn xq_engine_analyses_until_stop() {
     drop(input);
     assert!(engine.wait().unwrap().success());
 }
+
+/// An engine that writes ranks 1–10 (Fairy-Stockfish's notation, here `xq engine
+/// --coordinates fairy`) plays clean games when the event says so, and forfeits when it does
+/// not: the notation is what the moves mean, not a cosmetic.
+#[test]
+fn xq_eval_speaks_an_engines_coordinates() {
+    let dir = tempfile::tempdir().unwrap();
+    let event = |coordinates: &str| {
+        format!(
+            r#"
+name = "fairy coordinates"
+seed = 4
+concurrency = 1
+[format]
+kind = "gauntlet"
+pairs = 1
+[adjudication]
+max_plies = 30
+[[players]]
+kind = "uci"
+name = "ranks-from-one"
+command = "{XQ}"
+args = ["engine", "--evaluator", "material", "--visits", "8", "--coordinates", "fairy"]
+variant = "xiangqi"
+{coordinates}
+nodes = 8
+[[players]]
+kind = "random"
+name = "random"
+"#
+        )
+    };
+    for (name, coordinates, forfeits) in [
+        ("implied", "", false),
+        ("fairy", "coordinates = \"fairy\"", false),
+        ("iccs", "coordinates = \"iccs\"", true),
+    ] {
+        let (run, out) = xq_testkit::run_xq_eval(XQ, dir.path(), name, "gauntlet", &event(coordinates));
+        assert!(run.status.success(), "{name}: {}", String::from_utf8_lossy(&run.stderr));
+        let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
+        assert_eq!(journal.lines().count(), 2, "{name}");
+        assert_eq!(journal.contains("forfeit"), forfeits, "{name}: {journal}");
+    }
+}

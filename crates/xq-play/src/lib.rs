@@ -45,7 +45,7 @@ mod runner;
 pub use baseline::{AlphaBetaConfig, AlphaBetaPlayer, GreedyPlayer, RandomPlayer};
 pub use book::{BOOK_PATH, Book, BookEntry, BookError};
 pub use clock::{Clock, Clocks, OutOfTime, RunningClock, TimeControl, TimeControlError};
-pub use engine::{Engine, EngineConfig, EngineServer, Protocol, ServerConfig};
+pub use engine::{Coordinates, Engine, EngineConfig, EngineServer, Protocol, ServerConfig};
 pub use mcts::MctsPlayer;
 pub use opening::{Opening, OpeningError};
 pub use player::{

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use xq_mcts::{SearchParams, SharedEvaluator};
 use xq_nn::EvaluatorSpec;
 use xq_play::{
-    AlphaBetaConfig, AlphaBetaPlayer, Engine, EngineConfig, GreedyPlayer, MctsPlayer, Player, PlayerError,
-    Protocol, RandomPlayer, TimeControl,
+    AlphaBetaConfig, AlphaBetaPlayer, Coordinates, Engine, EngineConfig, GreedyPlayer, MctsPlayer, Player,
+    PlayerError, Protocol, RandomPlayer, TimeControl,
 };
 
 /// An external engine.
@@ -29,6 +29,11 @@ pub struct EngineSpec {
     /// `UCI_Variant` to select (UCI), e.g. `xiangqi`.
     #[serde(default)]
     pub variant: Option<String>,
+    /// How the engine writes squares: `iccs` (ranks 0–9, Pikafish) or `fairy` (ranks 1–10,
+    /// Fairy-Stockfish). When absent: `fairy` for an engine given a `variant` (Fairy-Stockfish
+    /// is the engine that takes one), else `iccs`.
+    #[serde(default)]
+    pub coordinates: Option<Coordinates>,
     /// Depth per move.
     #[serde(default)]
     pub depth: Option<u32>,
@@ -41,6 +46,17 @@ pub struct EngineSpec {
     /// A time control (`"10+0.1"`); the engine is sent both clocks.
     #[serde(default)]
     pub tc: Option<TimeControl>,
+}
+
+impl EngineSpec {
+    /// The engine's move notation: as configured, else `fairy` when a `variant` is given.
+    pub fn coordinates(&self) -> Coordinates {
+        self.coordinates.unwrap_or(if self.variant.is_some() {
+            Coordinates::Fairy
+        } else {
+            Coordinates::Iccs
+        })
+    }
 }
 
 /// One `[[players]]` entry.
@@ -218,6 +234,7 @@ impl PlayerSpec {
                 config.name = Some(e.name.clone());
                 config.args = e.args.clone();
                 config.variant = e.variant.clone();
+                config.rank_offset = e.coordinates().rank_offset();
                 config.options = e.options.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
                 Box::new(Engine::start(config)?)
             }

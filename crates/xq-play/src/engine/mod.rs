@@ -33,6 +33,28 @@ pub enum Protocol {
     Ucci,
 }
 
+/// How an engine writes the squares of a move: files `a`–`i` from Red's left, and ranks from
+/// Red's side counted from 0 or from 1.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Coordinates {
+    /// ICCS, ranks 0–9 (`h2e2`): Pikafish, ElephantEye, xq.
+    #[default]
+    Iccs,
+    /// Ranks 1–10 (`h3e3`, `a10a9`): Fairy-Stockfish, pychess-variants.
+    Fairy,
+}
+
+impl Coordinates {
+    /// What is added to an ICCS rank in this notation.
+    pub fn rank_offset(self) -> u8 {
+        match self {
+            Coordinates::Iccs => 0,
+            Coordinates::Fairy => 1,
+        }
+    }
+}
+
 /// How to start and talk to an engine.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineConfig {
