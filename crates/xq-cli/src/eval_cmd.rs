@@ -72,11 +72,6 @@ fn progress_message(p: &Progress) -> String {
     text
 }
 
-/// Whether `--config` names a TOML file rather than an event's JSON record or directory.
-fn is_toml(config: &std::path::Path) -> bool {
-    !config.is_dir() && !config.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"))
-}
-
 /// Runs `xq eval`.
 pub fn eval(args: EvalArgs) -> Result<()> {
     let mut config = RunConfig::load(&args.config)?;
@@ -100,7 +95,7 @@ pub fn eval(args: EvalArgs) -> Result<()> {
     }
     let out = match args.out {
         Some(out) => out,
-        None if is_toml(&args.config) => {
+        None if !RunConfig::is_record(&args.config) => {
             let stem = args.config.file_stem().context("the config path has no file name")?;
             PathBuf::from("data/runs").join(stem)
         }

@@ -253,18 +253,21 @@ impl RunConfig {
     /// # Ok::<(), xq_eval::runner::RunError>(())
     /// ```
     pub fn load(path: &Path) -> Result<RunConfig, RunError> {
-        let record = path.join(crate::runner::CONFIG_FILE);
-        let path = if path.is_dir() { record.as_path() } else { path };
+        let record = RunConfig::is_record(path);
+        let in_dir = path.join(crate::runner::CONFIG_FILE);
+        let path = if path.is_dir() { in_dir.as_path() } else { path };
         let text = std::fs::read_to_string(path).map_err(crate::runner::io_error(path))?;
-        let parsed = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
-            RunConfig::from_json(&text)
-        } else {
-            RunConfig::from_toml(&text)
-        };
+        let parsed = if record { RunConfig::from_json(&text) } else { RunConfig::from_toml(&text) };
         parsed.map_err(|e| match e {
             RunError::Config(m) => RunError::Config(format!("{}: {m}", path.display())),
             other => other,
         })
+    }
+
+    /// Whether [`RunConfig::load`] reads `path` as an event's JSON record (an event directory or
+    /// a `.json` file) rather than as a TOML file.
+    pub fn is_record(path: &Path) -> bool {
+        path.is_dir() || path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"))
     }
 
     /// Checks what serde cannot: unique names, positive budgets, a consistent event.
