@@ -35,8 +35,8 @@ pub struct EvalArgs {
     #[arg(long)]
     config: PathBuf,
     /// Output directory (journal, PGN, reports, chart); rerunning with it resumes the event.
-    /// Default: data/runs/<TOML file stem>, or data/runs/<event name> for a record (ignored by
-    /// git).
+    /// Default: data/runs/<TOML file stem>, or data/runs/<event name as a slug> for a record,
+    /// e.g. data/runs/loop-small-gate-g015 (ignored by git).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Games played at once, instead of the configuration's `concurrency` (a record holds 1).
@@ -99,7 +99,7 @@ pub fn eval(args: EvalArgs) -> Result<()> {
             let stem = args.config.file_stem().context("the config path has no file name")?;
             PathBuf::from("data/runs").join(stem)
         }
-        None => PathBuf::from("data/runs").join(&config.name),
+        None => PathBuf::from("data/runs").join(directory_slug(&config.name)),
     };
     let bar = if args.quiet {
         ProgressBar::hidden()
@@ -147,4 +147,36 @@ pub fn timed_concurrency_warning(what: &str, concurrency: usize) -> String {
          other's searches, so the players do not get the time they are given (concurrency = 1 \
          unless every player has a core of its own; docs/EVAL.md, \"Time controls\")"
     )
+}
+
+/// An event name made safe as one directory name: ASCII letters and digits kept (lowercased),
+/// every other run of characters one `-`. A name is free text ("loop-small gate g015"), and a
+/// `/` or `..` in it must not place the output elsewhere.
+fn directory_slug(name: &str) -> String {
+    let mut slug = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.is_empty() && !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    while slug.ends_with('-') {
+        slug.pop();
+    }
+    if slug.is_empty() { "event".to_string() } else { slug }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::directory_slug;
+
+    #[test]
+    fn an_event_name_becomes_one_plain_directory_name() {
+        assert_eq!(directory_slug("loop-small gate g015"), "loop-small-gate-g015");
+        assert_eq!(directory_slug("Ladder: g015 vs d3"), "ladder-g015-vs-d3");
+        assert_eq!(directory_slug("../../etc/passwd"), "etc-passwd");
+        assert_eq!(directory_slug("  --  "), "event");
+        assert_eq!(directory_slug("象棋"), "event");
+    }
 }

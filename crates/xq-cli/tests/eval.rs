@@ -125,6 +125,16 @@ fn an_event_plays_again_from_its_own_record() {
         assert!(!pgn_moves(&out).is_empty());
     }
 
+    // Without --out, a record plays into data/runs/<its event name as one directory name>:
+    // "cli sprt" has a space, which the directory does not.
+    let run = Command::new(XQ)
+        .args(["eval", "sprt", "--config", record.to_str().unwrap(), "--quiet"])
+        .current_dir(dir.path())
+        .output()
+        .expect("run the xq binary");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(pgn_moves(&dir.path().join("data/runs/cli-sprt")), pgn_moves(&first));
+
     // A record is held to the same rules as a TOML file: an unknown key is named, exit code 2.
     let text = std::fs::read_to_string(&record).unwrap().replacen('{', "{\n  \"sed\": 3,", 1);
     let edited = dir.path().join("edited.json");
