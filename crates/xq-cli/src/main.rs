@@ -51,7 +51,25 @@ enum Command {
 /// Exit code for bad input (malformed FEN, illegal move, bad config).
 const EXIT_BAD_INPUT: u8 = 2;
 
+/// Lets a closed stdout end the process quietly, as it ends `cat` or `grep`: `xq eval … | head`
+/// or a GUI that hangs up on `xq engine` must not make the next `println!` panic. Rust starts
+/// programs with SIGPIPE ignored, which turns every write to a closed pipe into an error that
+/// `println!` reports by panicking, and the CLI prints from many places.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn end_quietly_on_a_closed_stdout() {
+    // SAFETY: called first thing in main, before any thread is started; restoring a signal's
+    // default disposition touches no memory of this program.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn end_quietly_on_a_closed_stdout() {}
+
 fn main() -> ExitCode {
+    end_quietly_on_a_closed_stdout();
     let cli = Cli::parse_from(protect_hyphen_moves(std::env::args_os()));
     let result = match cli.command {
         Command::Perft(args) => rules_cmd::perft(args),

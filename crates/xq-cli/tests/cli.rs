@@ -173,3 +173,28 @@ fn unparsable_move_is_an_error_naming_the_text() {
     let e = xq_error(&["moves", "--moves", "zz99"]);
     assert!(e.contains("zz99") && e.contains("cannot parse"), "{e}");
 }
+
+/// A reader that hangs up (`xq perft --divide | head -1`, a GUI closing `xq engine`) ends the
+/// process quietly, as it ends `cat`: no panic from the next write.
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_ends_the_process_without_a_panic() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let mut child = Command::new(XQ)
+        .args(["perft", "--depth", "3", "--divide"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the xq binary");
+    // Hang up before xq writes its first line (it has a tree to count first).
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("wait for xq");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        output.status.success() || output.status.signal() == Some(libc::SIGPIPE),
+        "{:?}: {stderr}",
+        output.status
+    );
+}
