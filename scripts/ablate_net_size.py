@@ -19,7 +19,7 @@ journal). Prints a JSON summary; the round robin's report is OUT/round-robin/rep
 import argparse, json, os, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xq_ablation import Run, apply_changes
+from xq_ablation import Run, apply_changes, train
 
 parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
 parser.add_argument("--models", required=True, help="the run's models directory (models/<run>)")
@@ -60,7 +60,7 @@ def fixed_figures(validation_csv):
 
 
 os.makedirs(args.out, exist_ok=True)
-arms = {own_size(): {"model": own_dir, "trained_here": False}}
+arms = {own_size(): {"model": own_dir}}
 for size in args.sizes:
     try:
         blocks, channels = (int(x) for x in size.lower().split("x"))
@@ -75,18 +75,8 @@ for size in args.sizes:
     changes = {("model", "blocks"): str(blocks), ("model", "channels"): str(channels)}
     open(config, "w").write(apply_changes(own_config, changes, "train config"))
     model = os.path.join(arm_dir, "model")
-    summary = os.path.join(arm_dir, "train.json")
-    if not os.path.exists(summary):
-        cmd = [args.xq, "train", "--config", config, "--out", model, "--validation", run.fixed_set(), "--json"]
-        for d in data_dirs:
-            cmd += ["--data", d]
-        if os.path.exists(model):
-            cmd.append("--resume")
-        done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
-        if done.returncode != 0:
-            sys.exit(f"xq train failed for {name} ({done.returncode})")
-        open(summary, "w").write(done.stdout)
-    arms[name] = {"model": model, "trained_here": True, "train": json.load(open(summary))}
+    summary, _ = train(args.xq, config, model, data_dirs, None, run.fixed_set(), os.path.join(arm_dir, "train.json"))
+    arms[name] = {"model": model, "train": summary}
 
 for name, arm in arms.items():
     arm["fixed"] = fixed_figures(os.path.join(arm["model"], "validation.csv"))

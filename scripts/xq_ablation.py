@@ -105,9 +105,12 @@ def gate_summary(report):
 
 
 def train(xq, config, out, data_dirs, init, validation, summary_path, rules_from=None):
-    """`xq train` with --json, resumed when `out` exists; its summary is kept in summary_path."""
+    """`xq train` with --json, resumed when `out` exists; its summary is kept in summary_path.
+    `init` is the checkpoint the weights start from, or None for fresh weights."""
     if not os.path.exists(summary_path):
-        cmd = [xq, "train", "--config", config, "--out", out, "--init", init, "--validation", validation, "--json"]
+        cmd = [xq, "train", "--config", config, "--out", out, "--validation", validation, "--json"]
+        if init:
+            cmd += ["--init", init]
         for d in data_dirs:
             cmd += ["--data", d]
         if rules_from:
