@@ -34,7 +34,7 @@ run = Run(args.models, args.data)
 gens = [g for g in run.state["generations"] if g["generation"] <= args.generation]
 if not gens or gens[-1]["generation"] != args.generation or len(gens) < 2:
     sys.exit(f"generation {args.generation} is not a trained generation after g000 of this run")
-data_dirs = [run.data_path(g[key]["dir"]) for g in gens for key in ("teacher", "selfplay") if g.get(key)]
+data_dirs = run.data_dirs_through(args.generation)
 name = f"g{args.generation:03d}"
 start = run.newest_checkpoint(gens[-2]["generation"])
 text = open(os.path.join(run.model_dir(args.generation), "config.toml")).read()

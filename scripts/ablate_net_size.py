@@ -16,7 +16,7 @@ robin says which wins.
 Rerunning with the same --out resumes (training from its checkpoints, the event from its
 journal). Prints a JSON summary; the round robin's report is OUT/round-robin/report.md.
 """
-import argparse, json, os, subprocess, sys
+import argparse, json, os, subprocess, sys, tomllib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from xq_ablation import Run, apply_changes, train
@@ -40,16 +40,11 @@ run = Run(args.models, args.data)
 gen = run.generation(args.generation)
 if gen is None or "train" not in gen:
     sys.exit(f"generation {args.generation} is not a trained generation of this run")
-gens = [g for g in run.state["generations"] if g["generation"] <= args.generation]
-data_dirs = [run.data_path(g[key]["dir"]) for g in gens for key in ("teacher", "selfplay") if g.get(key)]
+data_dirs = run.data_dirs_through(args.generation)
 own_dir = run.model_dir(args.generation)
 own_config = open(os.path.join(own_dir, "config.toml")).read()
-
-
-def own_size():
-    model = own_config.split("[model]", 1)[1].split("\n[", 1)[0]
-    values = dict((k.strip(), v.strip()) for k, v in (line.split("=", 1) for line in model.splitlines() if "=" in line))
-    return f"{int(values['blocks'])}x{int(values['channels'])}"
+own_model = tomllib.loads(own_config)["model"]
+own_size = f"{own_model['blocks']}x{own_model['channels']}"
 
 
 def fixed_figures(validation_csv):
@@ -60,7 +55,7 @@ def fixed_figures(validation_csv):
 
 
 os.makedirs(args.out, exist_ok=True)
-arms = {own_size(): {"model": own_dir}}
+arms = {own_size: {"model": own_dir}}
 for size in args.sizes:
     try:
         blocks, channels = (int(x) for x in size.lower().split("x"))
@@ -126,7 +121,7 @@ if not args.train_only:
 
     result["round_robin"] = play("round-robin", event, "round-robin")
     if args.gauntlet_pairs:
-        own = own_size()
+        own = own_size
         sizes = [p for p in players if p["name"] == own] + [p for p in players if p["name"] in arms and p["name"] != own]
         gauntlet = dict(event)
         gauntlet.update({

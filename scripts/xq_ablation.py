@@ -22,6 +22,12 @@ class Run:
     def models_path(self, recorded):
         return os.path.join(self.models, recorded.split(f"{self.name}/", 1)[1])
 
+    def data_dirs_through(self, number):
+        """The self-play and teacher directories of generations 0..=number, oldest first: what
+        the loop trained generation `number` on (the window takes the newest samples)."""
+        gens = [g for g in self.state["generations"] if g["generation"] <= number]
+        return [self.data_path(g[key]["dir"]) for g in gens for key in ("teacher", "selfplay") if g.get(key)]
+
     def fixed_set(self):
         return os.path.join(self.data, "validation", "fixed")
 
