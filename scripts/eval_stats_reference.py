@@ -43,10 +43,10 @@ def penta(c):
                 los=phi((s - 0.5) / se)), s, var, n
 
 
-def mle(f, t):
+def mle(f, t, scores=A):
     # Newton on lambda for sum f_i d_i / (1 + lambda d_i) = 0 (a different solver from the Rust
     # bisection), starting at 0.
-    d = [a - t for a in A]
+    d = [a - t for a in scores]
     lam = 0.0
     for _ in range(100):
         g = sum(fi * di / (1 + lam * di) for fi, di in zip(f, d))
@@ -59,6 +59,44 @@ def mle(f, t):
             new = lam - step
         lam = new
     return [fi / (1 + lam * di) for fi, di in zip(f, d)]
+
+
+def profile_interval(counts, scores):
+    """The 95% profile-likelihood interval of the mean score (Elo ends), with one virtual sample
+    split between the worst and the best outcome; roots by regula falsi (Illinois), not the
+    crate's bisection."""
+    w = list(map(float, counts))
+    w[0] += 0.5
+    w[-1] += 0.5
+    n = sum(w)
+    f = [x / n for x in w]
+    fitted = sum(fi * a for fi, a in zip(f, scores))
+
+    def excess(t):
+        p = mle(f, t, scores)
+        return 2 * n * sum(fi * math.log(fi / pi) for fi, pi in zip(f, p) if fi > 0) - Z * Z
+
+    def root(a, b):
+        fa, fb, side = excess(a), excess(b), 0
+        for _ in range(200):
+            c = (a * fb - b * fa) / (fb - fa)
+            fc = excess(c)
+            if abs(fc) < 1e-12:
+                return c
+            if fc * fb > 0:
+                b, fb = c, fc
+                if side == -1:
+                    fa /= 2
+                side = -1
+            else:
+                a, fa = c, fc
+                if side == 1:
+                    fb /= 2
+                side = 1
+        return c
+
+    eps = 1e-12
+    return elo(root(fitted, scores[0] + eps)), elo(root(fitted, scores[-1] - eps))
 
 
 def sprt(c, elo0, elo1, model, exact):
@@ -79,8 +117,11 @@ def sprt(c, elo0, elo1, model, exact):
 
 for wdl in [(30, 40, 10), (100, 250, 80), (7, 3, 0)]:
     print("trinomial", wdl, trinomial(*wdl))
-for c in [[10, 50, 100, 60, 15], [1023, 4990, 9211, 5183, 1193], [3, 20, 50, 30, 7]]:
-    print("pentanomial", c, penta(c)[0])
+    print("  profile interval", profile_interval(wdl[::-1], [0, 0.5, 1]))
+for c in [[10, 50, 100, 60, 15], [1023, 4990, 9211, 5183, 1193], [3, 20, 50, 30, 7], [0, 0, 2, 1, 7],
+          [0, 0, 0, 2, 8]]:
+    print("pentanomial", c, penta(c)[0] if sum(c) > 10 else "")
+    print("  profile interval", profile_interval(c, A))
     for model, e0, e1 in [("normalized", 0, 2), ("normalized", 0, 5), ("logistic", 0, 5)]:
         print("  sprt", model, e0, e1, "approx", repr(sprt(c, e0, e1, model, False)),
               "exact", repr(sprt(c, e0, e1, model, True)))

@@ -34,6 +34,51 @@ pub struct PairReport {
     pub trinomial_estimate: Option<EloEstimate>,
     /// Elo, nElo, LOS with pentanomial variance (when there are complete pairs).
     pub pentanomial_estimate: Option<EloEstimate>,
+    /// Each side's measured mean wall time per move in these games, `[a, b]`, in seconds
+    /// (filled by the event runner from its journal; `None` before either has moved).
+    #[serde(default)]
+    pub seconds_per_move: Option<[f64; 2]>,
+}
+
+/// Two players whose measured time a move differs by more than this factor did not play at
+/// equal time, whatever their limits said: a depth-capped alpha-beta answering in 0 ms against
+/// a network given 100 ms, or an engine that stops at a third of its time.
+pub const EQUAL_TIME_RATIO: f64 = 2.0;
+
+/// Times below this count as this in [`PairReport::equal_time`]: two players that both answer
+/// at once (random, greedy) are level whatever the ratio of their microseconds.
+const TIME_FLOOR_SECONDS: f64 = 0.001;
+
+impl PairReport {
+    /// Whether the two sides' measured time per move is within [`EQUAL_TIME_RATIO`] of each
+    /// other; `None` before both have moved.
+    ///
+    /// ```
+    /// use xq_eval::report::PairReport;
+    /// use xq_eval::stats::{ColourSplit, Pentanomial};
+    /// let pair = |a: f64, b: f64| PairReport {
+    ///     a: "net".into(),
+    ///     b: "alphabeta-d3".into(),
+    ///     games: ColourSplit::default(),
+    ///     pentanomial: Pentanomial::default(),
+    ///     trinomial_estimate: None,
+    ///     pentanomial_estimate: None,
+    ///     seconds_per_move: Some([a, b]),
+    /// };
+    /// assert_eq!(pair(0.088, 0.0004).equal_time(), Some(false));
+    /// assert_eq!(pair(0.088, 0.092).equal_time(), Some(true));
+    /// ```
+    pub fn equal_time(&self) -> Option<bool> {
+        let [a, b] = self.seconds_per_move?;
+        Some(times_are_equal(a, b))
+    }
+}
+
+/// Whether two measured mean times per move, in seconds, are within [`EQUAL_TIME_RATIO`] of
+/// each other (times under a millisecond count as one).
+pub fn times_are_equal(a: f64, b: f64) -> bool {
+    let (a, b) = (a.max(TIME_FLOOR_SECONDS), b.max(TIME_FLOOR_SECONDS));
+    a.max(b) <= EQUAL_TIME_RATIO * a.min(b)
 }
 
 /// A standings line with the player's name.
@@ -59,6 +104,10 @@ pub struct PlayerSpeed {
     pub nodes_per_move: Option<f64>,
     /// Nodes (or visits) per second of its own move time.
     pub nodes_per_second: Option<f64>,
+    /// The budget it was given, as its limits print (`depth 3, 100 ms/move`): a depth- or
+    /// node-capped player is shown by its cap beside the time it took.
+    #[serde(default)]
+    pub budget: Option<String>,
 }
 
 /// The players' speed as a markdown table (a blank line first), or nothing when no player
@@ -68,13 +117,16 @@ pub fn speed_table_markdown(speed: &[PlayerSpeed]) -> String {
     if !speed.iter().any(|p| p.moves > 0) {
         return out;
     }
-    out.push_str("\n| Player | Moves | Time/move | Nodes/move | Nodes/s |\n|---|---:|---:|---:|---:|\n");
+    out.push_str(
+        "\n| Player | Budget | Moves | Time/move | Nodes/move | Nodes/s |\n|---|---|---:|---:|---:|---:|\n",
+    );
     let number = |x: Option<f64>| x.map_or("–".to_string(), |v| format!("{v:.0}"));
     for p in speed {
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} |",
             escape(&p.name),
+            p.budget.as_deref().map_or("–".to_string(), escape),
             p.moves,
             p.seconds_per_move.map_or("–".to_string(), |s| format!("{:.0} ms", 1000.0 * s)),
             number(p.nodes_per_move),
@@ -138,6 +190,7 @@ impl EventReport {
                 pentanomial: t.pentanomial,
                 trinomial_estimate: t.games.total.estimate().ok(),
                 pentanomial_estimate: t.pentanomial.estimate().ok(),
+                seconds_per_move: None,
             })
             .collect();
         EventReport {
@@ -200,9 +253,9 @@ impl EventReport {
         }
         if !self.pairs.is_empty() {
             out.push_str(
-                "\n| Pair | W-D-L | Red W-D-L | Pentanomial [LL..WW] | Elo ± 95% | nElo ± 95% | LOS |\n",
+                "\n| Pair | W-D-L | Red W-D-L | Pentanomial [LL..WW] | Elo (95%) | nElo (95%) | LOS | Time/move |\n",
             );
-            out.push_str("|---|---|---|---|---:|---:|---:|\n");
+            out.push_str("|---|---|---|---|---:|---:|---:|---|\n");
             for p in &self.pairs {
                 let g = &p.games;
                 let est = p.pentanomial_estimate.or(p.trinomial_estimate);
@@ -218,9 +271,13 @@ impl EventReport {
                         format!("{:.1}%", 100.0 * e.los),
                     )
                 });
+                let time = p.seconds_per_move.map_or("–".to_string(), |[a, b]| {
+                    let flag = if p.equal_time() == Some(false) { ", **not equal time**" } else { "" };
+                    format!("{:.0} / {:.0} ms{flag}", 1000.0 * a, 1000.0 * b)
+                });
                 let _ = writeln!(
                     out,
-                    "| {} vs {} | {}-{}-{} | {}-{}-{} | {:?} | {elo} | {nelo} | {los} |",
+                    "| {} vs {} | {}-{}-{} | {}-{}-{} | {:?} | {elo} | {nelo} | {los} | {time} |",
                     escape(&p.a),
                     escape(&p.b),
                     g.total.wins,
@@ -256,14 +313,18 @@ fn escape(s: &str) -> String {
     s.replace('|', "\\|")
 }
 
-/// An interval as the reports print it, to `decimals` places: `value ± half-width`, or
-/// `value [lower, upper]` when an end is infinite (a score of 0 or 1 within the interval, or a
-/// single sample), where a "±" would read NaN or infinity. Never a negative zero.
+/// An interval as the reports print it, to `decimals` places: `value ± half-width` when the
+/// interval is symmetric about the value (within a tenth of its half-width), `value [lower,
+/// upper]` otherwise: when an end is infinite (a score of 0 or 1, a single sample), where a "±"
+/// would read NaN or infinity, and when the interval leans to one side, as a likelihood
+/// interval near a score of 0 or 1 does, where a "±" would misplace both ends. Never a negative
+/// zero.
 ///
 /// ```
 /// use xq_eval::report::interval_text;
 /// use xq_eval::stats::Interval;
 /// assert_eq!(interval_text(&Interval { value: 12.34, lower: 2.0, upper: 22.0 }, 1), "12.3 ± 10.0");
+/// assert_eq!(interval_text(&Interval { value: 338.0, lower: 89.6, upper: 521.9 }, 0), "+338 [+90, +522]");
 /// assert_eq!(interval_text(&Interval { value: -0.0, lower: f64::NEG_INFINITY, upper: f64::INFINITY }, 0), "+0 [-inf, +inf]");
 /// ```
 pub fn interval_text(interval: &crate::stats::Interval, decimals: usize) -> String {
@@ -273,7 +334,10 @@ pub fn interval_text(interval: &crate::stats::Interval, decimals: usize) -> Stri
         if x.is_finite() { (x * scale).round() / scale + 0.0 } else { x }
     };
     let (value, lower, upper) = (tidy(interval.value), tidy(interval.lower), tidy(interval.upper));
-    if lower.is_finite() && upper.is_finite() {
+    let symmetric = lower.is_finite()
+        && upper.is_finite()
+        && ((upper - value) - (value - lower)).abs() <= 0.1 * interval.half_width();
+    if symmetric {
         format!("{value:.decimals$} ± {:.decimals$}", tidy(interval.half_width()))
     } else {
         format!("{value:+.decimals$} [{lower:+.decimals$}, {upper:+.decimals$}]")

@@ -9,7 +9,11 @@
 //! * trinomial variance per game `σ² = w(1−s)² + d(½−s)² + l(0−s)²` (w, d, l frequencies);
 //! * pentanomial variance per game pair `σ²ₚ = Σ fᵢ(aᵢ − s)²` over the pair scores
 //!   `aᵢ ∈ {0, ¼, ½, ¾, 1}` (the pair's points divided by two);
-//! * the 95% interval maps `s ± z·σ/√N` (z = 1.959963984540054) through `E`;
+//! * the 95% Elo interval is the profile-likelihood interval of the score (the scores `s` whose
+//!   likelihood ratio against the best fit is within χ²₁(0.95) = 3.841, the outcome frequencies
+//!   refitted for each `s`), mapped through `E`, with one virtual sample split between the worst
+//!   and the best outcome (Laplace's rule); the normal interval `s ± z·σ/√N`
+//!   (z = 1.959963984540054) is kept for nElo and LOS, where the score enters linearly;
 //! * normalized Elo `nElo = (s − ½)/σ_game · 800/ln 10` where `σ_game = σ` for trinomial counts
 //!   and `σ_game = √2·σₚ` for pentanomial counts (a pair averages two games, so its variance is
 //!   half a game's); this is fastchess's `scoreToNeloDiff` and Fishtest's "normalized Elo";
@@ -290,18 +294,33 @@ pub struct EloEstimate {
     pub los: f64,
 }
 
-/// Builds an estimate from the mean score, the variance of one sample (`σ²`), the number of
-/// samples and the number of games per sample (1 for trinomial, 2 for pentanomial).
+/// Builds an estimate from the observed `counts` of each outcome, whose per-game scores are
+/// `outcome_scores` (W/D/L: 0, ½, 1; pentanomial: the pair's points over two), the mean score,
+/// the variance of one sample (`σ²`) and the number of games per sample (1 for trinomial, 2 for
+/// pentanomial).
 ///
 /// One sample says nothing about the spread (its variance is 0 by construction), so with fewer
 /// than two the interval is unbounded and the LOS ½: one game pair won is not certainty.
 ///
-/// Samples that all scored the same have no spread either, and the normal approximation would
-/// claim certainty from two equal pairs. Their standard error is taken as if one more sample had
-/// been seen, split between a loss and a win (Laplace's rule of succession): two equal pairs at
-/// ¾ give an interval of about ±0.35 in score (−72 Elo to +∞) and an LOS of 0.92, a sweep of 23 pairs still an
-/// LOS of 1. Samples that differ use their own variance unchanged.
-fn estimate(model: VarianceModel, samples: u64, score: f64, var: f64, games_per_sample: f64) -> EloEstimate {
+/// The Elo interval is [`profile_likelihood_interval`]'s, which stays inside (0, 1) and is
+/// asymmetric where the score is near an end; the normal interval `s ± z·σ/√N` mapped through
+/// the logistic curve (fastchess's, and this crate's before) reached past a score of 1 for a
+/// strong result: +17 =1 −2 read 338 ± 728 while the better +18 =2 −0 read +512 to +∞.
+///
+/// Samples that all scored the same have no spread, and the normal approximation would claim
+/// certainty from two equal pairs. For nElo and the LOS their standard error is taken as if one
+/// more sample had been seen, split between a loss and a win (Laplace's rule of succession):
+/// two equal pairs at ¾ give an LOS of 0.92, a sweep of 23 pairs still an LOS of 1. Samples that
+/// differ use their own variance unchanged.
+fn estimate<const N: usize>(
+    model: VarianceModel,
+    counts: &[u64; N],
+    outcome_scores: &[f64; N],
+    score: f64,
+    var: f64,
+    games_per_sample: f64,
+) -> EloEstimate {
+    let samples: u64 = counts.iter().sum();
     if samples < 2 {
         let unknown = |value: f64| Interval { value, lower: f64::NEG_INFINITY, upper: f64::INFINITY };
         let elo = unknown(score_to_elo(score));
@@ -316,10 +335,12 @@ fn estimate(model: VarianceModel, samples: u64, score: f64, var: f64, games_per_
             n * (score - with_prior).powi(2) + 0.5 * with_prior.powi(2) + 0.5 * (1.0 - with_prior).powi(2);
         (spread / (n + 1.0) / (n + 1.0)).sqrt()
     };
+    let (lower, upper) = profile_likelihood_interval(counts, outcome_scores);
     let elo = Interval {
         value: score_to_elo(score),
-        lower: score_to_elo(score - Z95 * stderr),
-        upper: score_to_elo(score + Z95 * stderr),
+        // A sweep's own score is an end of the scale: its interval must reach it.
+        lower: if score <= 0.0 { f64::NEG_INFINITY } else { score_to_elo(lower.min(score)) },
+        upper: if score >= 1.0 { f64::INFINITY } else { score_to_elo(upper.max(score)) },
     };
     let sigma_game = (games_per_sample * var).sqrt();
     let nelo = if sigma_game > 0.0 {
@@ -337,6 +358,79 @@ fn estimate(model: VarianceModel, samples: u64, score: f64, var: f64, games_per_
     EloEstimate { model, samples, score, elo, nelo, los }
 }
 
+/// χ² quantile with one degree of freedom at 0.95 (= Z95²): the likelihood-ratio threshold of a
+/// 95% profile-likelihood interval.
+const CHI2_1_95: f64 = Z95 * Z95;
+
+/// The 95% profile-likelihood interval of the mean score, as scores in [0, 1].
+///
+/// The outcomes are multinomial; for a candidate mean score `t` the likelihood is maximised
+/// over every outcome distribution with mean `t` ([`mle_expected`]), and the interval holds the
+/// `t` whose likelihood ratio against the unconstrained fit, `2·Σ cᵢ ln(fᵢ/pᵢ(t))`, is at most
+/// [`CHI2_1_95`]. One virtual sample is split between the worst and the best outcome first
+/// (Laplace's rule of succession), so an interval exists for a sweep or for all draws, and a
+/// score near 0 or 1 gets an asymmetric interval inside the scale instead of one that reaches
+/// past it. The same idea as BayesElo's and Ordo's likelihood intervals, on one pairing.
+///
+/// ```
+/// use xq_eval::stats::profile_likelihood_interval;
+/// // +17 =1 −2 in ten pairs (score 0.875) and the better +18 =2 −0 (score 0.95).
+/// let (lo_a, hi_a) = profile_likelihood_interval(&[0, 0, 2, 1, 7], &[0.0, 0.25, 0.5, 0.75, 1.0]);
+/// let (lo_b, hi_b) = profile_likelihood_interval(&[0, 0, 0, 2, 8], &[0.0, 0.25, 0.5, 0.75, 1.0]);
+/// assert!(lo_a < 0.875 && 0.875 < hi_a && hi_a < 1.0);
+/// assert!(lo_a < lo_b && hi_a < hi_b && hi_b < 1.0);
+/// ```
+pub fn profile_likelihood_interval<const N: usize>(
+    counts: &[u64; N],
+    outcome_scores: &[f64; N],
+) -> (f64, f64) {
+    let (worst, best) = extreme_outcomes(outcome_scores);
+    let mut weights = counts.map(|c| c as f64);
+    weights[worst] += 0.5;
+    weights[best] += 0.5;
+    let total: f64 = weights.iter().sum();
+    let freqs = weights.map(|w| w / total);
+    let fitted: f64 = freqs.iter().zip(outcome_scores).map(|(f, a)| f * a).sum();
+    let (min_score, max_score) = (outcome_scores[worst], outcome_scores[best]);
+    let ratio = |t: f64| -> f64 {
+        let Some(p) = constrained_mle(&freqs, outcome_scores, t) else { return f64::INFINITY };
+        let sum: f64 = (0..N).filter(|&i| freqs[i] > 0.0).map(|i| freqs[i] * (freqs[i] / p[i]).ln()).sum();
+        2.0 * total * sum
+    };
+    // The ratio is 0 at the fitted score and grows towards either end: bisect each side for
+    // the point where it crosses the threshold.
+    let crossing = |mut inside: f64, mut outside: f64| -> f64 {
+        for _ in 0..80 {
+            let mid = 0.5 * (inside + outside);
+            if ratio(mid) <= CHI2_1_95 {
+                inside = mid;
+            } else {
+                outside = mid;
+            }
+        }
+        0.5 * (inside + outside)
+    };
+    (crossing(fitted, min_score), crossing(fitted, max_score))
+}
+
+/// Indices of the lowest- and highest-scoring outcome.
+fn extreme_outcomes<const N: usize>(outcome_scores: &[f64; N]) -> (usize, usize) {
+    let mut worst = 0;
+    let mut best = 0;
+    for (i, &a) in outcome_scores.iter().enumerate() {
+        if a < outcome_scores[worst] {
+            worst = i;
+        }
+        if a > outcome_scores[best] {
+            best = i;
+        }
+    }
+    (worst, best)
+}
+
+/// Per-game scores of a W/D/L count in [`Wdl::estimate`]'s order: loss, draw, win.
+const GAME_SCORES: [f64; 3] = [0.0, 0.5, 1.0];
+
 impl Wdl {
     /// Elo, nElo and LOS with trinomial variance. LOS uses `Φ((W − L)/√(W + L))`.
     ///
@@ -352,7 +446,8 @@ impl Wdl {
         let nf = n as f64;
         let (w, d, l) = (self.wins as f64 / nf, self.draws as f64 / nf, self.losses as f64 / nf);
         let var = w * (1.0 - score).powi(2) + d * (0.5 - score).powi(2) + l * score.powi(2);
-        let mut e = estimate(VarianceModel::Trinomial, n, score, var, 1.0);
+        let counts = [self.losses, self.draws, self.wins];
+        let mut e = estimate(VarianceModel::Trinomial, &counts, &GAME_SCORES, score, var, 1.0);
         e.los = trinomial_los(*self);
         Ok(e)
     }
@@ -362,7 +457,7 @@ impl Pentanomial {
     /// Elo, nElo and LOS with pentanomial variance.
     pub fn estimate(&self) -> Result<EloEstimate, StatsError> {
         let (score, var) = self.moments()?;
-        Ok(estimate(VarianceModel::Pentanomial, self.pairs(), score, var, 2.0))
+        Ok(estimate(VarianceModel::Pentanomial, &self.counts, &PAIR_SCORES, score, var, 2.0))
     }
 }
 
@@ -583,19 +678,26 @@ fn exact_llr(penta: &Pentanomial, s0: f64, s1: f64) -> f64 {
 }
 
 /// The maximum-likelihood distribution on the pair scores with expected score `target`, given
-/// observed frequencies `f` (all positive): `pᵢ = fᵢ/(1 + λ(aᵢ − target))`, where λ solves
-/// `Σ fᵢ(aᵢ − target)/(1 + λ(aᵢ − target)) = 0` (Van den Bergh, "Generalized SPRT"). `None` when
-/// the target lies outside (0, 1).
+/// observed frequencies `f` (all positive), as [`constrained_mle`] over the pair scores.
 fn mle_expected(f: &[f64; 5], target: f64) -> Option<[f64; 5]> {
-    if !(target > 0.0 && target < 1.0) {
+    constrained_mle(f, &PAIR_SCORES, target)
+}
+
+/// The maximum-likelihood distribution on outcomes scoring `outcome_scores` with expected score
+/// `target`, given observed frequencies `f`: `pᵢ = fᵢ/(1 + λ(aᵢ − target))`, where λ solves
+/// `Σ fᵢ(aᵢ − target)/(1 + λ(aᵢ − target)) = 0` (Van den Bergh, "Generalized SPRT"). `None` when
+/// the target lies outside the open range of the scores.
+fn constrained_mle<const N: usize>(f: &[f64; N], outcome_scores: &[f64; N], target: f64) -> Option<[f64; N]> {
+    let (worst, best) = extreme_outcomes(outcome_scores);
+    if !(target > outcome_scores[worst] && target < outcome_scores[best]) {
         return None;
     }
-    let d = PAIR_SCORES.map(|a| a - target);
+    let d = outcome_scores.map(|a| a - target);
     // 1 + λ·dᵢ > 0 for every i: λ ∈ (−1/max d, −1/min d); the equation is decreasing in λ.
     let max_d = d.iter().copied().fold(f64::MIN, f64::max);
     let min_d = d.iter().copied().fold(f64::MAX, f64::min);
     let (mut lo, mut hi) = (-1.0 / max_d, -1.0 / min_d);
-    let g = |lambda: f64| -> f64 { (0..5).map(|i| f[i] * d[i] / (1.0 + lambda * d[i])).sum() };
+    let g = |lambda: f64| -> f64 { (0..N).map(|i| f[i] * d[i] / (1.0 + lambda * d[i])).sum() };
     for _ in 0..200 {
         let mid = 0.5 * (lo + hi);
         if g(mid) > 0.0 {
@@ -681,13 +783,55 @@ mod tests {
         // Before: two equal pairs printed "± 0.0" with LOS 100% (no spread, so no doubt).
         let two = Pentanomial::new([0, 0, 0, 2, 0]).estimate().unwrap();
         assert!(two.los > 0.9 && two.los < 0.95, "{}", two.los);
-        assert!(two.elo.lower > -100.0 && two.elo.lower < 0.0, "{:?}", two.elo);
-        assert_eq!(two.elo.upper, f64::INFINITY, "{:?}", two.elo);
+        assert!(two.elo.lower > -300.0 && two.elo.lower < 0.0, "{:?}", two.elo);
+        assert!(two.elo.upper > 300.0 && two.elo.upper.is_finite(), "{:?}", two.elo);
         // A long sweep is still certain, and its lower bound finite.
         let sweep = Pentanomial::new([0, 0, 0, 0, 40]).estimate().unwrap();
         assert!(sweep.los > 0.999_999 && sweep.elo.lower > 400.0 && sweep.elo.lower.is_finite(), "{sweep:?}");
         let draws = Pentanomial::new([0, 0, 40, 0, 0]).estimate().unwrap();
         assert!(draws.elo.lower < 0.0 && draws.elo.upper > 0.0 && draws.elo.upper < 100.0, "{draws:?}");
+    }
+
+    #[test]
+    fn a_better_result_has_a_higher_interval_and_neither_reaches_past_the_scale() {
+        // The issue's two gauntlet results over ten pairs: +17 =1 −2 printed 338 ± 728 (its upper
+        // end the score 0.9999, 1,600 Elo) beside +511.5 [+359.7, +inf] for +18 =2 −0.
+        let weaker = Pentanomial::new([0, 0, 2, 1, 7]).estimate().unwrap().elo;
+        let better = Pentanomial::new([0, 0, 0, 2, 8]).estimate().unwrap().elo;
+        for e in [weaker, better] {
+            assert!(e.lower.is_finite() && e.upper.is_finite(), "{e:?}");
+            assert!(e.lower < e.value && e.value < e.upper, "{e:?}");
+        }
+        assert!(close(weaker.value, 338.04, 0.01) && close(better.value, 511.5, 0.1));
+        assert!(weaker.lower < better.lower && weaker.upper < better.upper, "{weaker:?} {better:?}");
+        assert!(weaker.upper - weaker.lower < 500.0, "{weaker:?}");
+        // Pinned: the profile-likelihood ends with Laplace's virtual sample.
+        assert!(close(weaker.lower, 89.6, 0.5) && close(weaker.upper, 521.9, 0.5), "{weaker:?}");
+        assert!(close(better.lower, 140.6, 0.5) && close(better.upper, 696.3, 0.5), "{better:?}");
+    }
+
+    #[test]
+    fn likelihood_intervals_agree_with_the_normal_one_away_from_the_ends() {
+        // 285 pairs near an even score: the normal interval is a good approximation there, and
+        // the two must agree within a few Elo (Elo is nearly linear in the score at ½).
+        for counts in [[10, 50, 100, 60, 15], [15, 60, 100, 50, 10], [2, 40, 160, 40, 3]] {
+            let p = Pentanomial::new(counts);
+            let e = p.estimate().unwrap();
+            let (score, var) = p.moments().unwrap();
+            let stderr = (var / p.pairs() as f64).sqrt();
+            let normal = (score_to_elo(score - Z95 * stderr), score_to_elo(score + Z95 * stderr));
+            assert!(
+                close(e.elo.lower, normal.0, 2.0) && close(e.elo.upper, normal.1, 2.0),
+                "{e:?} {normal:?}"
+            );
+        }
+        // The trinomial interval too, from W/D/L.
+        let e = Wdl::new(120, 200, 100).estimate().unwrap();
+        let s = e.score;
+        let var = (120.0 * (1.0 - s).powi(2) + 200.0 * (0.5 - s).powi(2) + 100.0 * s.powi(2)) / 420.0;
+        let stderr = (var / 420.0f64).sqrt();
+        assert!(close(e.elo.lower, score_to_elo(s - Z95 * stderr), 2.0), "{e:?}");
+        assert!(close(e.elo.upper, score_to_elo(s + Z95 * stderr), 2.0), "{e:?}");
     }
 
     #[test]

@@ -38,6 +38,9 @@ fn untimed(report: &xq_eval::report::EventReport) -> xq_eval::report::EventRepor
         speed.seconds_per_move = None;
         speed.nodes_per_second = None;
     }
+    for pair in &mut report.pairs {
+        pair.seconds_per_move = None;
+    }
     report
 }
 

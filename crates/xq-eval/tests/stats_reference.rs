@@ -21,23 +21,28 @@ fn trinomial_reference() {
     let e = Wdl::new(30, 40, 10).estimate().unwrap();
     assert_close(e.score, 0.625, 1e-12, "score");
     assert_close(e.elo.value, 88.73949984654251, 1e-9, "elo");
-    assert_close(e.elo.lower, 36.63632208916624, 1e-9, "elo lower");
-    assert_close(e.elo.upper, 145.10336548974388, 1e-9, "elo upper");
+    // profile interval (34.10868879625674, 142.55957473725317); the normal one was (36.6, 145.1)
+    assert_close(e.elo.lower, 34.10868879625674, 1e-6, "elo lower");
+    assert_close(e.elo.upper, 142.55957473725317, 1e-6, "elo upper");
     assert_close(e.nelo.value, 131.31830798670234, 1e-9, "nelo");
     assert_close(e.los, 0.9992172988709987, 1e-12, "los");
     // trinomial (100, 250, 80) {'elo': 16.171462822243296, 'elo_lo': -5.032221628687415,
     //   'elo_hi': 37.49636266477788, 'nelo': 25.04141878967032, 'los': 0.9319814359429281}
     let e = Wdl::new(100, 250, 80).estimate().unwrap();
     assert_close(e.elo.value, 16.171462822243296, 1e-9, "elo");
-    assert_close(e.elo.lower, -5.032221628687415, 1e-9, "elo lower");
-    assert_close(e.elo.upper, 37.49636266477788, 1e-9, "elo upper");
+    // profile interval (-5.127302759209727, 37.456087397665264)
+    assert_close(e.elo.lower, -5.127302759209727, 1e-6, "elo lower");
+    assert_close(e.elo.upper, 37.456087397665264, 1e-6, "elo upper");
     assert_close(e.nelo.value, 25.04141878967032, 1e-9, "nelo");
     assert_close(e.los, 0.9319814359429281, 1e-12, "los");
     // trinomial (7, 3, 0) {'elo': 301.3310666634446, 'elo_hi': 837.650896406274,
     //   'los': 0.9959245142032487}
     let e = Wdl::new(7, 3, 0).estimate().unwrap();
     assert_close(e.elo.value, 301.3310666634446, 1e-9, "elo");
-    assert_close(e.elo.upper, 837.650896406274, 1e-7, "elo upper");
+    // profile interval (72.99167795769785, 488.80213854030285): the normal interval's upper end
+    // was 837.65, its score 0.85 + 0.18 reaching within 0.01 of a perfect score.
+    assert_close(e.elo.lower, 72.99167795769785, 1e-6, "elo lower");
+    assert_close(e.elo.upper, 488.80213854030285, 1e-6, "elo upper");
     assert_close(e.los, 0.9959245142032487, 1e-12, "los");
 }
 
@@ -49,8 +54,9 @@ fn pentanomial_reference() {
     let e = Pentanomial::new([10, 50, 100, 60, 15]).estimate().unwrap();
     assert_close(e.score, 0.5212765957446809, 1e-12, "score");
     assert_close(e.elo.value, 14.793426501268009, 1e-9, "elo");
-    assert_close(e.elo.lower, -6.126763845125932, 1e-9, "elo lower");
-    assert_close(e.elo.upper, 35.82150669957215, 1e-9, "elo upper");
+    // profile interval (-6.38073044392542, 35.91200120167477)
+    assert_close(e.elo.lower, -6.38073044392542, 1e-6, "elo lower");
+    assert_close(e.elo.upper, 35.91200120167477, 1e-6, "elo upper");
     assert_close(e.nelo.value, 22.20817893924399, 1e-9, "nelo");
     assert_close(e.nelo.lower, -9.202220578278096, 1e-9, "nelo lower");
     assert_close(e.los, 0.9170896842396405, 1e-12, "los");
@@ -59,11 +65,24 @@ fn pentanomial_reference() {
     //   'nelo_lo': 3.18339553571036, 'los': 0.9999443104890892}
     let e = Pentanomial::new([1023, 4990, 9211, 5183, 1193]).estimate().unwrap();
     assert_close(e.elo.value, 4.286864918166324, 1e-9, "elo");
-    assert_close(e.elo.lower, 2.112531833899045, 1e-9, "elo lower");
-    assert_close(e.elo.upper, 6.461533835961314, 1e-9, "elo upper");
+    // profile interval (2.1122139748813153, 6.461610732996401)
+    assert_close(e.elo.lower, 2.1122139748813153, 1e-6, "elo lower");
+    assert_close(e.elo.upper, 6.461610732996401, 1e-6, "elo upper");
     assert_close(e.nelo.value, 6.459671803108526, 1e-9, "nelo");
     assert_close(e.nelo.lower, 3.18339553571036, 1e-9, "nelo lower");
     assert_close(e.los, 0.9999443104890892, 1e-12, "los");
+}
+
+#[test]
+fn profile_likelihood_reference_near_a_perfect_score() {
+    // pentanomial [0, 0, 2, 1, 7]   profile interval (89.59318412959698, 521.8652575199078)
+    // pentanomial [0, 0, 0, 2, 8]   profile interval (140.6293438962852, 696.2536748522227)
+    let e = Pentanomial::new([0, 0, 2, 1, 7]).estimate().unwrap();
+    assert_close(e.elo.lower, 89.59318412959698, 1e-6, "elo lower");
+    assert_close(e.elo.upper, 521.8652575199078, 1e-6, "elo upper");
+    let e = Pentanomial::new([0, 0, 0, 2, 8]).estimate().unwrap();
+    assert_close(e.elo.lower, 140.6293438962852, 1e-6, "elo lower");
+    assert_close(e.elo.upper, 696.2536748522227, 1e-6, "elo upper");
 }
 
 fn cfg(elo0: f64, elo1: f64, model: EloModel, method: LlrMethod) -> SprtConfig {

@@ -205,6 +205,14 @@ fn markdown(config: &LoopConfig, state: &LoopState, has_elo: bool, has_loss: boo
              the network's self-play.\n",
             teacher.model_id()
         );
+        if let Some(phase_out) = config.bootstrap.teacher_phase_out {
+            let _ = writeln!(
+                md,
+                "Its games are phased out: {games} up to generation {}, linearly fewer after it, none from \
+                 generation {} on.\n",
+                phase_out.start, phase_out.end
+            );
+        }
     }
     if has_elo {
         md += "![ladder Elo](elo.svg)\n\n";
@@ -317,7 +325,8 @@ fn final_rating_markdown(state: &LoopState) -> String {
         fmt_elo(rating.elo),
         100.0 * rating.score
     );
-    md += "| opponent | games | +/=/- | score | beaten |\n|---|---|---|---|---|\n";
+    md += "| opponent | games | +/=/- | score | beaten | time/move (model / opponent) |\n|---|---|---|---|---|---|\n";
+    let model_time = rating.speed.first().and_then(|p| p.seconds_per_move);
     for (i, (name, [w, d, l])) in rating.opponents.iter().enumerate() {
         let games = w + d + l;
         let score = Wdl { wins: *w, draws: *d, losses: *l }
@@ -328,7 +337,21 @@ fn final_rating_markdown(state: &LoopState) -> String {
             Some(false) => "no",
             None => "–",
         };
-        let _ = writeln!(md, "| {name} | {games} | +{w}={d}-{l} | {score} | {beaten} |");
+        // The gauntlet's player 0 is the model, then the opponents in order.
+        let opponent_time = rating.speed.get(i + 1).and_then(|p| p.seconds_per_move);
+        let time = match (model_time, opponent_time) {
+            (Some(a), Some(b)) => {
+                let equal = xq_eval::report::times_are_equal(a, b);
+                format!(
+                    "{:.0} / {:.0} ms{}",
+                    1000.0 * a,
+                    1000.0 * b,
+                    if equal { "" } else { ", **not equal time**" }
+                )
+            }
+            _ => "–".to_string(),
+        };
+        let _ = writeln!(md, "| {name} | {games} | +{w}={d}-{l} | {score} | {beaten} | {time} |");
     }
     md += &xq_eval::report::speed_table_markdown(&rating.speed);
     md

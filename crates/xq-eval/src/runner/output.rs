@@ -44,6 +44,7 @@ pub(crate) fn write_outputs(
     write(PGN_FILE, &pgn)?;
     let mut report = EventReport::from_event(event);
     report.speed = player_speeds(config, entries);
+    fill_pair_times(&mut report, config, entries);
     let json = serde_json::to_string_pretty(&report).map_err(|e| RunError::Worker(format!("report: {e}")))?;
     write(REPORT_JSON_FILE, &(json + "\n"))?;
     write(REPORT_MD_FILE, &report.to_markdown())?;
@@ -78,8 +79,42 @@ fn player_speeds(config: &RunConfig, entries: &[JournalEntry]) -> Vec<PlayerSpee
             seconds_per_move: (u.moves > 0).then(|| u.seconds / f64::from(u.moves)),
             nodes_per_move: (u.moves > 0 && u.nodes > 0).then(|| u.nodes as f64 / f64::from(u.moves)),
             nodes_per_second: u.nodes_per_second(),
+            budget: budget_of(config, p),
         })
         .collect()
+}
+
+/// The limits a player searches under (its own keys over the event's), or `None` for players
+/// that take no budget (random, greedy).
+fn budget_of(config: &RunConfig, player: &crate::runner::PlayerSpec) -> Option<String> {
+    use crate::runner::PlayerSpec;
+    match player {
+        PlayerSpec::Random { .. } | PlayerSpec::Greedy { .. } => None,
+        _ => Some(player.own_limits().or(config.limits).to_string()),
+    }
+}
+
+/// Each pair's measured time per move, side by side, from the games the two played together:
+/// what [`crate::report::PairReport::equal_time`] reads.
+fn fill_pair_times(report: &mut EventReport, config: &RunConfig, entries: &[JournalEntry]) {
+    let index = |name: &str| config.players.iter().position(|p| p.name() == name);
+    for pair in &mut report.pairs {
+        let (Some(a), Some(b)) = (index(&pair.a), index(&pair.b)) else { continue };
+        let mut usage = [PlayerUsage::default(); 2];
+        for e in entries {
+            let (red, black) = (e.record.red, e.record.black);
+            if (red, black) == (a, b) {
+                usage[0].add(&e.usage[0]);
+                usage[1].add(&e.usage[1]);
+            } else if (red, black) == (b, a) {
+                usage[0].add(&e.usage[1]);
+                usage[1].add(&e.usage[0]);
+            }
+        }
+        if usage.iter().all(|u| u.moves > 0) {
+            pair.seconds_per_move = Some(usage.map(|u| u.seconds / f64::from(u.moves)));
+        }
+    }
 }
 
 /// A journal entry as a PGN game, moves replayed by xq-core for the Chinese comments.
