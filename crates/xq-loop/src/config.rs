@@ -66,6 +66,51 @@ pub struct BootstrapSection {
     /// for far longer than a short run lasts, and fresh teacher games every generation keep it
     /// from memorising the first ones.
     pub games_after_promotion: u64,
+    /// Phases those teacher games out: `games_after_promotion` of them up to generation
+    /// `start`, linearly fewer after it, and none from generation `end` on, so the later
+    /// networks learn from their own games alone: `teacher_phase_out = { start = 6, end = 12 }`.
+    /// Absent: the teacher plays `games_after_promotion` every generation.
+    pub teacher_phase_out: Option<TeacherPhaseOut>,
+}
+
+/// `[bootstrap] teacher_phase_out`: the generations over which the teacher's games after the
+/// first promotion go from `games_after_promotion` to none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TeacherPhaseOut {
+    /// The last generation with the full `games_after_promotion`.
+    pub start: u32,
+    /// The first generation with no teacher games (after `start`).
+    pub end: u32,
+}
+
+impl BootstrapSection {
+    /// Teacher games beside the network's self-play in `generation` (after the first
+    /// promotion): `games_after_promotion`, scaled down by [`BootstrapSection::teacher_phase_out`].
+    ///
+    /// ```
+    /// use xq_loop::{BootstrapSection, TeacherPhaseOut};
+    /// let bootstrap = BootstrapSection {
+    ///     games_after_promotion: 1500,
+    ///     teacher_phase_out: Some(TeacherPhaseOut { start: 4, end: 8 }),
+    ///     ..BootstrapSection::default()
+    /// };
+    /// let games: Vec<u64> = (3..=9).map(|g| bootstrap.teacher_games_in(g)).collect();
+    /// assert_eq!(games, [1500, 1500, 1125, 750, 375, 0, 0]);
+    /// ```
+    pub fn teacher_games_in(&self, generation: u32) -> u64 {
+        let full = self.games_after_promotion;
+        match self.teacher_phase_out {
+            None => full,
+            Some(TeacherPhaseOut { start, .. }) if generation <= start => full,
+            Some(TeacherPhaseOut { end, .. }) if generation >= end => 0,
+            Some(TeacherPhaseOut { start, end }) => {
+                let left = u64::from(end - generation);
+                let span = u64::from(end - start);
+                (full * left).div_ceil(span).min(full)
+            }
+        }
+    }
 }
 
 /// `[validation]`: the fixed set every candidate is scored on.
@@ -328,6 +373,14 @@ impl LoopConfig {
         } else if self.bootstrap.games_after_promotion > 0 {
             return bad("bootstrap.games_after_promotion needs bootstrap.teacher");
         }
+        if let Some(phase_out) = self.bootstrap.teacher_phase_out {
+            if phase_out.end <= phase_out.start {
+                return bad("bootstrap.teacher_phase_out: end must come after start");
+            }
+            if self.bootstrap.games_after_promotion == 0 {
+                return bad("bootstrap.teacher_phase_out needs bootstrap.games_after_promotion");
+            }
+        }
         self.train.validate().map_err(|e| LoopError::Config(format!("train: {e}")))?;
         Ok(())
     }
@@ -379,6 +432,26 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(config.bootstrap.games_after_promotion, 10);
+    }
+
+    #[test]
+    fn the_teacher_phases_out_between_the_named_generations() {
+        let teacher = "teacher = { depth = 2 }\ngames_after_promotion = 100";
+        let config = LoopConfig::from_toml(&format!(
+            "{MINIMAL}[bootstrap]\n{teacher}\nteacher_phase_out = {{ start = 2, end = 5 }}\n"
+        ))
+        .unwrap();
+        let games: Vec<u64> = (0..7).map(|g| config.bootstrap.teacher_games_in(g)).collect();
+        assert_eq!(games, [100, 100, 100, 67, 34, 0, 0]);
+        for bad in ["{ start = 5, end = 5 }", "{ start = 5, end = 2 }", "{ start = 1, end = 3, after = 2 }"] {
+            let text = format!("{MINIMAL}[bootstrap]\n{teacher}\nteacher_phase_out = {bad}\n");
+            assert!(LoopConfig::from_toml(&text).is_err(), "{bad}");
+        }
+        let without_games = format!(
+            "{MINIMAL}[bootstrap]\nteacher = {{ depth = 2 }}\nteacher_phase_out = {{ start = 1, end = 3 }}\n"
+        );
+        let err = LoopConfig::from_toml(&without_games).unwrap_err();
+        assert!(err.to_string().contains("games_after_promotion"), "{err}");
     }
 
     #[test]

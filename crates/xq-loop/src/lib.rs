@@ -31,7 +31,7 @@ mod worker;
 
 use std::path::{Path, PathBuf};
 
-pub use config::{GateSection, LadderSection, LoopConfig, RunSection};
+pub use config::{BootstrapSection, GateSection, LadderSection, LoopConfig, RunSection, TeacherPhaseOut};
 pub use remote::RemoteRun;
 pub use report::write_report;
 pub use run::{LoopOptions, LoopSummary, RunPaths, run_distributed, run_loop};

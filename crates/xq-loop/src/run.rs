@@ -597,9 +597,10 @@ impl Runner<'_> {
     }
 
     /// The teacher's games of a generation after the first promotion
-    /// (`bootstrap.games_after_promotion`; `None` when there are none to play).
+    /// (`bootstrap.games_after_promotion`, phased out by `bootstrap.teacher_phase_out`; `None`
+    /// when there are none to play).
     fn teacher_games(&self, generation: u32) -> Result<Option<SelfplayRecord>, LoopError> {
-        let games = self.config.bootstrap.games_after_promotion;
+        let games = self.config.bootstrap.teacher_games_in(generation);
         let Some(teacher) = self.config.bootstrap.teacher.as_ref().filter(|_| games > 0) else {
             return Ok(None);
         };
