@@ -56,7 +56,7 @@ pub struct EngineArgs {
     /// the model was trained under.
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Visits per move when `go` names no `nodes` (also the engine's `Visits` option); the
+    /// Visits per move when `go` names neither `nodes` nor a time (also the engine's `Visits` option); the
     /// config's `search.visits` when absent, else 200.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     visits: Option<u32>,

@@ -6,7 +6,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use std::time::{Duration, Instant};
 use xq_core::{Game, Move, Position};
-use xq_mcts::{Evaluator, Search, SearchParams};
+use xq_mcts::{Algorithm, Evaluator, Search, SearchParams};
 
 /// Plays the move xq-mcts chooses within its budget.
 ///
@@ -16,8 +16,9 @@ use xq_mcts::{Evaluator, Search, SearchParams};
 /// * **Budget**: visits are [`SearchLimits::visits`] when the runner gives them, else the
 ///   parameters' `visits` (the one place a visit budget comes from). With
 ///   [`SearchLimits::movetime`] the search also stops at that time (less a small safety
-///   margin), and its visit budget is what the last searches' speed fits into the time, so
-///   a Gumbel search still runs its whole sequential-halving schedule. With
+///   margin): a PUCT search without a visit cap runs until then, and a Gumbel search's visit
+///   budget is what the last searches' speed fits into the time, so it still runs its whole
+///   sequential-halving schedule. With
 ///   [`SearchLimits::depth`] it stops once its principal variation (the most visited line,
 ///   [`Search::principal_depth`]) is that many plies long. It stops when
 ///   [`SearchLimits::stop`] is signalled, and an [`SearchLimits::infinite`] search without
@@ -159,17 +160,24 @@ impl Player for MctsPlayer {
         let crashed = |e: xq_mcts::SearchError| PlayerError::Crashed(format!("search: {e}"));
         let visits = limits.visits.unwrap_or(self.params.visits).max(1);
         let deadline = limits.movetime.map(|t| started + t.saturating_sub(TIME_SAFETY));
+        // PUCT needs no budget in advance, so a timed search without a visit cap runs to its
+        // deadline. Gumbel's sequential halving is planned for a budget, so it gets what the
+        // last searches' speed fits into the time, and a finished schedule ends the move.
+        let planned = self.params.algorithm == Algorithm::Gumbel;
+        let cap = if limits.visits.is_some() { visits } else { MAX_TIMED_VISITS };
         let budget = match (limits.movetime, self.speed) {
-            (Some(time), Some(speed)) => {
+            (Some(time), Some(speed)) if planned => {
                 let fit = (speed * time.saturating_sub(TIME_SAFETY).as_secs_f64()).max(1.0);
-                let cap = if limits.visits.is_some() { visits } else { MAX_TIMED_VISITS };
                 (fit.min(f64::from(cap))) as u32
             }
-            (Some(_), None) if limits.visits.is_none() => MAX_TIMED_VISITS,
+            (Some(_), _) => cap,
             (None, _) if limits.infinite && limits.visits.is_none() => MAX_TIMED_VISITS,
             _ => visits,
         };
         self.sync_root(game)?;
+        // The speed is the search's own: the tree's compaction in `sync_root` is not a cost
+        // that grows with the visits.
+        let searching = Instant::now();
         let Some(search) = self.search.as_mut() else {
             return Err(PlayerError::Crashed("choose_move before new_game".into()));
         };
@@ -184,7 +192,7 @@ impl Player for MctsPlayer {
                     && stop.is_none_or(|signal| !signal.is_stopped())
             })
             .map_err(crashed)?;
-        let seconds = started.elapsed().as_secs_f64();
+        let seconds = searching.elapsed().as_secs_f64();
         if result.simulations > 0 && seconds > 0.0 {
             let now = f64::from(result.simulations) / seconds;
             self.speed = Some(self.speed.map_or(now, |old| 0.5 * old + 0.5 * now));

@@ -91,3 +91,28 @@ fn uniform_evaluator_plays_legal_games() {
         .is_err()
     );
 }
+
+#[test]
+fn a_timed_puct_search_uses_its_whole_move_time() {
+    // Before: the visit budget of a timed search was the last moves' speed times the time, so a
+    // search that ran faster or slower than its estimate stopped at a third of its time
+    // (`xq engine --evaluator material` answered `go movetime 100` after 37 ms). The search
+    // now runs to its deadline: each move takes at least its time less the small safety margin
+    // (5 ms), however loaded the machine; only the upper end depends on the load.
+    let movetime = std::time::Duration::from_millis(40);
+    let options = GameOptions {
+        max_plies: Some(12),
+        seed: 4,
+        red_limits: SearchLimits::movetime(movetime),
+        black_limits: SearchLimits::movetime(movetime),
+        ..GameOptions::default()
+    };
+    let (mut a, mut b) = (material(200), material(200));
+    let record = play_game(&mut a, &mut b, &Opening::startpos(), GameRules::default(), &options);
+    assert_eq!(record.plies(), 12, "{:?}", record.outcome);
+    for info in record.info.iter().flatten() {
+        assert!(info.time >= movetime - std::time::Duration::from_millis(6), "{:?}", info.time);
+        // The player's 200 visits are not a cap under a move time.
+        assert!(info.visits.is_some_and(|v| v > 200), "{:?}", info.visits);
+    }
+}

@@ -10,7 +10,7 @@
 //! - `isready` → `readyok`; `ucinewgame` makes the next search start a new game for the player
 //!   ([`Player::new_game`]).
 //! - `setoption name N value V` (UCI) or `setoption N V` (UCCI): `Visits` (visits per search
-//!   when `go` names no nodes), `MoveOverhead` (milliseconds kept back from every timed move,
+//!   when `go` names neither nodes nor a time), `MoveOverhead` (milliseconds kept back from every timed move,
 //!   [`DEFAULT_MOVE_OVERHEAD`] unless set), `usemillisec` (UCCI times in milliseconds rather than seconds),
 //!   `UCI_Variant` (only `xiangqi`); other options are answered with an `info string` and ignored.
 //! - `position startpos|fen FEN [moves M…]`: moves in ICCS coordinates ([`super::format_move`]),
@@ -62,7 +62,9 @@ use xq_core::{Game, GameRules, Move, START_FEN};
 
 /// The default `MoveOverhead`: time kept back from every move's budget for the answer to reach
 /// the client and for its clock's granularity.
-pub const DEFAULT_MOVE_OVERHEAD: Duration = Duration::from_millis(30);
+/// Stockfish's default: a third of a 100 ms move kept back (the value before) leaves an engine
+/// searching for 70 ms against opponents that search for 100.
+pub const DEFAULT_MOVE_OVERHEAD: Duration = Duration::from_millis(10);
 
 /// Largest value the `MoveOverhead` option accepts, in milliseconds.
 const MAX_MOVE_OVERHEAD_MS: u64 = 5_000;
@@ -696,7 +698,10 @@ impl<W: Write> EngineServer<W> {
             }
         }
         go.limits.movetime = go.limits.movetime.map(|t| t.saturating_sub(self.move_overhead).max(t / 10));
-        if go.limits.nodes.is_none() {
+        // A move time governs the search by itself: the `Visits` option is the budget of an
+        // untimed `go` only, or a `go movetime 100` of a 200-visit engine answers in a
+        // millisecond and an equal-time match is not one.
+        if go.limits.nodes.is_none() && go.limits.movetime.is_none() {
             go.limits.visits = self.visits;
         }
         if go.hold {
@@ -1006,8 +1011,9 @@ mod tests {
         assert_eq!(lines.last().unwrap(), "bye");
         let limits = limits.lock().unwrap();
         // 3 s over 3 moves, less the move overhead.
-        assert_eq!(limits[0].movetime, Some(Duration::from_millis(970)));
-        assert_eq!(limits[0].visits, Some(16));
+        assert_eq!(limits[0].movetime, Some(Duration::from_millis(990)));
+        // A clock's move time governs: the Visits option does not cap it.
+        assert_eq!(limits[0].visits, None);
         assert_eq!((limits[1].depth, limits[1].movetime), (Some(4), None));
     }
 
@@ -1016,7 +1022,7 @@ mod tests {
         let (player, limits, _) = scripted(Ok(iccs("h2e2")));
         run_script(player, Protocol::Ucci, "position startpos\ngo time 60 increment 2\n");
         // 60 s over 30 moves, plus the increment, less the move overhead.
-        assert_eq!(limits.lock().unwrap()[0].movetime, Some(Duration::from_millis(3970)));
+        assert_eq!(limits.lock().unwrap()[0].movetime, Some(Duration::from_millis(3990)));
     }
 
     #[test]
@@ -1032,12 +1038,12 @@ mod tests {
         let limits = limits.lock().unwrap();
         assert_eq!(limits.len(), 5, "{lines:?}");
         assert_eq!((limits[0].nodes, limits[0].visits), (Some(300), Some(300)));
-        // Every move time is searched less the 30 ms move overhead.
-        assert_eq!((limits[1].movetime, limits[1].visits), (Some(Duration::from_millis(220)), Some(16)));
+        // Every move time is searched less the 10 ms move overhead, and without a visit cap.
+        assert_eq!((limits[1].movetime, limits[1].visits), (Some(Duration::from_millis(240)), None));
         // Red's clock: 10 s / 30 + 0.1 s.
-        assert_eq!(limits[2].movetime, Some(Duration::from_millis(403)));
+        assert_eq!(limits[2].movetime, Some(Duration::from_millis(423)));
         // Black's clock: 5 s / 5 + 0.05 s.
-        assert_eq!(limits[3].movetime, Some(Duration::from_millis(1020)));
+        assert_eq!(limits[3].movetime, Some(Duration::from_millis(1040)));
         assert_eq!((limits[4].depth, limits[4].visits), (Some(3), Some(40)));
         // Two games: the first search and the one after ucinewgame, seeded apart.
         let games = games.lock().unwrap();
@@ -1155,7 +1161,7 @@ mod tests {
              setoption name MoveOverhead value 0\ngo movetime 1000\ngo movetime 50\n\
              setoption name MoveOverhead value 200\ngo movetime 50\nsetoption name MoveOverhead value -1\n",
         );
-        assert!(lines.contains(&"option name MoveOverhead type spin default 30 min 0 max 5000".to_string()));
+        assert!(lines.contains(&"option name MoveOverhead type spin default 10 min 0 max 5000".to_string()));
         let limits = limits.lock().unwrap();
         let times: Vec<Option<Duration>> = limits.iter().map(|l| l.movetime).collect();
         // An overhead larger than the move time still leaves a tenth of it to search.
