@@ -1,5 +1,7 @@
 //! `xq eval gauntlet|round-robin|swiss|sprt|gate --config FILE [--out DIR]`: runs (or resumes)
 //! an evaluation event with xq-eval's runner and prints its summary.
+//! `xq eval calibrate --config configs/scale-v1.toml`: rates the strength scale's anchors and
+//! writes its file; `xq eval rate --config FILE [--scale FILE]`: places a player on the scale.
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
@@ -22,6 +24,10 @@ pub enum EventKind {
     Sprt,
     /// Promotion gate of player 0 against player 1.
     Gate,
+    /// Rates the anchors of a strength scale (`configs/scale-*.toml`) and writes its file.
+    Calibrate,
+    /// Places a player (`configs/rate-*.toml`) on a calibrated scale.
+    Rate,
 }
 
 /// Arguments of `xq eval`.
@@ -45,6 +51,10 @@ pub struct EvalArgs {
     /// Stop after this many new games (the event resumes on the next run).
     #[arg(long)]
     max_games: Option<usize>,
+    /// The scale file: what `calibrate` writes (default data/scale/<config stem>.json) and
+    /// `rate` reads (default data/scale/anchors-v1.json).
+    #[arg(long)]
+    scale: Option<PathBuf>,
     /// No progress line.
     #[arg(long)]
     quiet: bool,
@@ -74,6 +84,11 @@ fn progress_message(p: &Progress) -> String {
 
 /// Runs `xq eval`.
 pub fn eval(args: EvalArgs) -> Result<()> {
+    match args.kind {
+        EventKind::Calibrate => return crate::scale_cmd::calibrate(&scale_args(&args)),
+        EventKind::Rate => return crate::scale_cmd::rate(&scale_args(&args)),
+        _ => {}
+    }
     let mut config = RunConfig::load(&args.config)?;
     if let Some(concurrency) = args.concurrency {
         if concurrency == 0 {
@@ -137,6 +152,17 @@ pub fn eval(args: EvalArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+fn scale_args(args: &EvalArgs) -> crate::scale_cmd::ScaleArgs {
+    crate::scale_cmd::ScaleArgs {
+        config: args.config.clone(),
+        out: args.out.clone(),
+        scale: args.scale.clone(),
+        concurrency: args.concurrency,
+        max_games: args.max_games,
+        quiet: args.quiet,
+    }
 }
 
 /// The warning for timed games played `concurrency` at a time: they share the CPU, so every

@@ -6,6 +6,7 @@ mod eval_cmd;
 mod judge_cmd;
 mod loop_cmd;
 mod rules_cmd;
+mod scale_cmd;
 mod selfplay_cmd;
 mod shared_sections;
 mod train_cmd;
