@@ -100,6 +100,13 @@ readings! {
     /// 29.1 first form: the plain capture of a piece with no root is a chase whatever else of
     /// the mover's hangs; only the other forms (checks, exchange) weigh the balance.
     PLAIN_CAPTURE_CHASES = 22, "plain_capture_chases", Text, "29.1 能够直接吃子 (a plain capture of a piece with no root chases whatever else hangs)";
+    /// A line of checks whose first check takes a piece that can first trade itself off
+    /// wins nothing: the opponent, to move, exchanges (兑).
+    TRADED_FIRST_CHECK = 23, "traded_first_check", Reading, "28.5 兑, 29.1 连续照将; figure 13";
+    /// A combination's follow-up may take a piece whose root the exchange took (去根).
+    ROOT_TAKEN = 24, "root_taken", Reading, "29.1 完整的交换过程得子; figure 4";
+    /// A combination's follow-up by the king, or by a pawn alone, does not make a chase.
+    OWN_FOLLOW_UP = 25, "own_follow_up", Text, "27.1 帅(将)本身, 27.2 兵(卒)本身; reference 32";
 }
 
 /// The switch word every thread starts with: every reading the judge applies.

@@ -714,9 +714,23 @@ fn wins_with_uncovered_capture(
     (worst != i32::MIN).then_some(victim >= ROOK)
 }
 
-/// The best gain of the side to move of `now` by a capture that `capture` uncovered: by a
-/// piece other than the capturing one, not legal in `pos` (before the capture), valued by
-/// the exchange on its square.
+/// The best gain of the side to move of `now` by a capture that `capture` uncovered or made
+/// winning, valued by the exchange on its square; with the value of its victim.
+///
+/// A follow-up counts when `capture` (with the answer that led to `now`) opened it or raised
+/// what it wins: it was not legal in `pos` (before the capture: a line, a screen or a
+/// horse's leg opened), or it takes the same piece and wins more than it would have in
+/// `pos` (reading `root_taken`: the exchange took that piece's root). 29.1 "能够通过完整的
+/// 交换过程得子": the complete exchange is the whole process, and a piece whose only root the
+/// exchange takes is won in it (2020 figure 4: 马六进四 attacks the pawn on e4, whose root is
+/// the horse on c5; the cannon on i5, its screen the elephant on g5, takes that horse, the
+/// elephant retakes, and the red horse takes the pawn: a chase).
+///
+/// Neither the capturing piece nor the king nor a pawn (unless its capture uncovers a check,
+/// 26.8) makes the follow-up: a win the follow-up alone brings is that piece's, and the king
+/// or a pawn taking a piece by itself is idle (27.1 "帅(将)本身…按闲着处理", 27.2; reading
+/// `own_follow_up`; reference figure 32: 马三进二 takes the cannon on f9 back for the horse,
+/// and only the red king could then take the horse on f2: idle).
 fn uncovered_gain(pos: &Position, capture: Move, now: &Position, budget: &mut Budget) -> (i32, i32) {
     let me = now.side_to_move();
     let mut moves = MoveList::new();
@@ -729,18 +743,37 @@ fn uncovered_gain(pos: &Position, capture: Move, now: &Position, budget: &mut Bu
             || !super::values::chaseable(victim, w.to())
             || value(victim, w.to()) <= best
             || !now.pseudo_move_is_legal(w)
-            || pos.is_legal(w)
-            || !budget.spend()
         {
+            continue;
+        }
+        let legal_before = pos.is_legal(w);
+        if legal_before && !(on(readings::ROOT_TAKEN) && pos.piece_at(w.to()) == Some(victim)) {
+            continue;
+        }
+        if on(readings::OWN_FOLLOW_UP) && !own_follow_up_counts(now, w) {
+            continue;
+        }
+        if !budget.spend() {
             continue;
         }
         let gain =
             value(victim, w.to()) - exchange_gain(&now.after(w), w.to(), MAX_EXCHANGE_CAPTURES, budget);
-        if gain > best {
+        if gain > best && (!legal_before || gain > capture_gain(pos, w, budget)) {
             (best, best_victim) = (gain, value(victim, w.to()));
         }
     }
     (best, best_victim)
+}
+
+/// Whether the capture `w` of the side to move of `now` may be a combination's follow-up:
+/// not a capture by the king, nor by a pawn unless it uncovers a check by another piece
+/// (27.1, 27.2, 2020 26.8; see [`uncovered_gain`]).
+fn own_follow_up_counts(now: &Position, w: Move) -> bool {
+    match now.piece_at(w.from()).map(|p| p.kind) {
+        Some(PieceKind::King) => false,
+        Some(PieceKind::Pawn) => super::threats::uncovers_check(now, w),
+        _ => true,
+    }
 }
 
 /// 暗根 hidden protection: after a capture landing on `to` (the victim's side to move), the

@@ -138,7 +138,7 @@ pub(super) fn direct_threats_with(
 /// gives itself from its new square does not count: that is still the pawn alone.
 /// Classification is shared by both rule sets (the book's labels), so this applies under
 /// `cxa` too, where 27.2's "alone" reads the same way.
-fn uncovers_check(pos: &Position, capture: Move) -> bool {
+pub(super) fn uncovers_check(pos: &Position, capture: Move) -> bool {
     let Some(pawn) = pos.piece_at(capture.from()) else { return false };
     let after = pos.after(capture);
     let enemy = pawn.color.opponent();
@@ -198,12 +198,23 @@ fn trades_off(
     capture: Option<(Move, Capturer)>,
     budget: &mut Budget,
 ) -> bool {
+    trade_off_move(pos, target_square, capture, budget).is_some()
+}
+
+/// The move by which the piece on `target_square` trades itself off ([`trades_off`]), if
+/// there is one (the first found).
+fn trade_off_move(
+    pos: &Position,
+    target_square: Square,
+    capture: Option<(Move, Capturer)>,
+    budget: &mut Budget,
+) -> Option<Move> {
     let capturer_square = capture.map(|(c, _)| c.from());
-    let Some(target) = pos.piece_at(target_square) else { return false };
+    let target = pos.piece_at(target_square)?;
     let them = pos.with_side_to_move(target.color);
     let mut moves = MoveList::new();
     them.generate_pseudo_from(target_square, target, &mut moves);
-    moves.iter().any(|&back| {
+    moves.iter().copied().find(|&back| {
         let Some(victim) = pos.piece_at(back.to()) else { return false };
         if victim.color == target.color
             || !equal_material(victim.kind, target.kind)
@@ -311,7 +322,12 @@ fn capturable(pos: &Position, mask: SquareSet, lost: i32) -> SquareSet {
 
 /// The pieces (among `mask`) the side to move wins after a check, whatever the answer
 /// (抽将, 29.1 "after consecutive checks"; up to [`CHASE_CHECKS`] checks are searched).
-fn check_threats(pos: &Position, mask: SquareSet, budget: &mut Budget) -> SquareSet {
+fn check_threats(
+    pos: &Position,
+    mover_square: Option<Square>,
+    mask: SquareSet,
+    budget: &mut Budget,
+) -> SquareSet {
     // Only pieces of the opponent that stand in `pos` can be chased.
     let them = pos.side_to_move().opponent();
     let mut pieces = SquareSet::EMPTY;
@@ -321,7 +337,20 @@ fn check_threats(pos: &Position, mask: SquareSet, budget: &mut Budget) -> Square
         }
     }
     let checks = if on(readings::TWO_CHECKS) { CHASE_CHECKS } else { 1 };
-    wins_through_checks(pos, pos, pieces, checks, 0, budget)
+    wins_through_checks(pos, pos, pieces, checks, 0, LineStart::Top { mover_square }, budget)
+}
+
+/// Where a line of checks is searched from (see [`for_each_answerable_check`]).
+#[derive(Clone, Copy, Debug)]
+enum LineStart {
+    /// The position the line starts from, "if the mover moved again": the opponent is
+    /// really to move there. `mover_square` is where the piece just moved stands.
+    Top {
+        /// The square of the piece the classified move moved, if any.
+        mover_square: Option<Square>,
+    },
+    /// After a check and its answer: the opponent has spent its move.
+    Inside,
 }
 
 /// `set` with the piece the answer `r` moved followed to its new square.
@@ -345,6 +374,27 @@ fn unfollow(set: SquareSet, r: Move) -> SquareSet {
     out
 }
 
+/// Of `candidates` (pieces of the side not to move in `pos`), those its opponent still wins
+/// after `trade` (a piece of theirs trading itself off, played from `pos` with them to
+/// move): directly or through checks, the trade's side having spent its move.
+fn still_won_after_trade(
+    pos: &Position,
+    trade: Move,
+    candidates: SquareSet,
+    budget: &mut Budget,
+) -> SquareSet {
+    let them = pos.side_to_move().opponent();
+    let next = pos.with_side_to_move(them).after(trade);
+    let direct = direct_threats_with(&next, None, candidates, false, Standing::BeforeCapture, budget).chased;
+    let rest = SquareSet(candidates.0 & !direct.0);
+    if rest.is_empty() {
+        return direct;
+    }
+    let checks = if on(readings::TWO_CHECKS) { CHASE_CHECKS } else { 1 };
+    let by_checks = wins_through_checks(&next, &next, rest, checks, 0, LineStart::Inside, budget);
+    SquareSet(direct.0 | by_checks.0)
+}
+
 /// A cheap superset of [`wins_through_checks`]: the pieces among `mask` that, after a check
 /// and every answer, some piece other than the king or a pawn can legally capture (worth
 /// more than what the answers took), directly or after at most `checks - 1` further checks.
@@ -356,7 +406,7 @@ fn capturable_through_checks(
     lost: i32,
     budget: &mut Budget,
 ) -> SquareSet {
-    for_each_answerable_check(pos, mask, budget, |checked, replies, candidates, budget| {
+    for_each_answerable_check(pos, mask, LineStart::Inside, budget, |checked, replies, candidates, budget| {
         capturable_after_every_answer(checked, replies, candidates, checks, lost, budget)
     })
 }
@@ -365,9 +415,23 @@ fn capturable_through_checks(
 /// while pieces of `mask` are left to win and the budget lasts: `win` gets the position
 /// after the check, its legal answers and the pieces still to win (less the checking
 /// piece's square), and returns those it wins. Returns every piece won.
+///
+/// At the top of a line (`LineStart::Top`, the opponent really to move), a check that
+/// captures a piece able to trade itself off first ([`target_trades_off`]) wins only the
+/// pieces that are still won after that trade (directly or through checks): the line rests
+/// on taking that piece, and the opponent, to move, exchanges it (兑, 28.5 "凡走子可与同等子力
+/// 互换吃去者"; reading `traded_first_check`, as `trade_off` does for a mate resting on
+/// taking it and for a direct capture whose win rests on the piece traded). 2020 figure 13:
+/// 车六平五 puts the rook between the two cannons; 炮五进二 (taking the cannon on e7, a check
+/// over the advisor) would win the rook on e4, but black, to move, takes the red cannon
+/// first and the rook on e4 is safe: the rook's return offers the cannons' exchange (兑).
+/// Against it figure 17: 后车退一 attacks the pinned rook on c7, whose check-capture
+/// 车七进一+ (taking it) wins the rook on h7; the c7 rook could trade itself off for the
+/// rook on b7, but 车九进二 retakes with check and the h7 rook falls all the same: a chase.
 fn for_each_answerable_check(
     pos: &Position,
     mask: SquareSet,
+    start: LineStart,
     budget: &mut Budget,
     mut win: impl FnMut(&Position, &MoveList, SquareSet, &mut Budget) -> SquareSet,
 ) -> SquareSet {
@@ -383,11 +447,28 @@ fn for_each_answerable_check(
         if !budget.spend() {
             break;
         }
+        let mut candidates = SquareSet(mask.0 & !won.0 & !(1u128 << k.to().index()));
+        if let LineStart::Top { mover_square } = start
+            && on(readings::TRADED_FIRST_CHECK)
+            && on(readings::TRADE_OFF)
+            && pos.piece_at(k.to()).is_some()
+        {
+            let capturer = if Some(k.from()) == mover_square && on(readings::MOVED_ROOT) {
+                Capturer::MovedPiece
+            } else {
+                Capturer::Other
+            };
+            if let Some(back) = trade_off_move(pos, k.to(), Some((k, capturer)), budget) {
+                candidates.0 &= still_won_after_trade(pos, back, candidates, budget).0;
+                if candidates.is_empty() {
+                    continue;
+                }
+            }
+        }
         checked.generate_legal(&mut replies);
         if replies.is_empty() {
             continue;
         }
-        let candidates = SquareSet(mask.0 & !won.0 & !(1u128 << k.to().index()));
         won.0 |= win(&checked, &replies, candidates, budget).0;
     }
     won
@@ -442,9 +523,10 @@ fn wins_through_checks(
     mask: SquareSet,
     checks: u32,
     lost: i32,
+    start: LineStart,
     budget: &mut Budget,
 ) -> SquareSet {
-    for_each_answerable_check(pos, mask, budget, |checked, replies, candidates, budget| {
+    for_each_answerable_check(pos, mask, start, budget, |checked, replies, candidates, budget| {
         let lost_by = |r: Move| lost + checked.piece_at(r.to()).map_or(0, |p| given_value(p, r.to()));
         // First the cheap question (can something be taken after every answer, directly or
         // after further checks?), then the full judgement of those captures only.
@@ -470,7 +552,16 @@ fn wins_through_checks(
             if checks > 1 {
                 let rest = SquareSet(mapped.0 & !got.0);
                 if !rest.is_empty() {
-                    got.0 |= wins_through_checks(root, &answered, rest, checks - 1, lost_r, budget).0;
+                    got.0 |= wins_through_checks(
+                        root,
+                        &answered,
+                        rest,
+                        checks - 1,
+                        lost_r,
+                        LineStart::Inside,
+                        budget,
+                    )
+                    .0;
                 }
             }
             common.0 &= unfollow(got, r).0;
@@ -505,7 +596,7 @@ pub(super) fn threats_with(
         return Threats::default();
     }
     let mut t = direct_threats_with(pos, mover_square, mask, true, standing, budget);
-    let mut by_checks = check_threats(pos, mask, budget);
+    let mut by_checks = check_threats(pos, mover_square, mask, budget);
     // A target that can trade itself off now (the opponent is really to move) is offered an
     // exchange, not chased, however the mover would win it if it moved again: the book's
     // figure 9 (马二进三 guards the rook facing the enemy rook: 兑, though a check would
