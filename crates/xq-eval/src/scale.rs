@@ -358,6 +358,24 @@ impl ScaleFile {
                 a.nodes_per_move.map_or_else(|| "–".to_string(), |n| format!("{n:.0}")),
             ));
         }
+        text.push_str(
+            "\n## Meetings\n\nEach pair's games (from the first-named anchor's view) and the gap the fit puts \
+             between them.\n\n| Anchors | +/=/− | Score | Elo gap |\n|---|---:|---:|---:|\n",
+        );
+        for m in &self.meetings {
+            let score = m.wdl.score().map_or_else(|_| "–".to_string(), |s| format!("{:.1}%", 100.0 * s));
+            let gap = match (self.anchor(&m.a), self.anchor(&m.b)) {
+                (Some(a), Some(b)) => format!("{:+.0}", a.elo - b.elo),
+                _ => "–".to_string(),
+            };
+            text.push_str(&format!(
+                "| {} – {} | +{} ={} −{} | {score} | {gap} |\n",
+                m.a, m.b, m.wdl.wins, m.wdl.draws, m.wdl.losses
+            ));
+        }
+        if !self.command.is_empty() {
+            text.push_str(&format!("\nMade by `{}` ({}).\n", self.command, self.note));
+        }
         text
     }
 }

@@ -202,6 +202,49 @@ pub struct LadderSection {
     /// ([`xq_eval::events::UntilDecided`]). Absent: `pairs` and no more.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_pairs: Option<u32>,
+    /// `[ladder.scale]` / `[final_rating.scale]`: besides the opponents, place the model on a
+    /// calibrated strength scale ([`xq_eval::scale::rate`]) at the section's budget per move,
+    /// the anchors at their own. Absent: no scale rating.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scale: Option<ScaleRating>,
+}
+
+/// `[ladder.scale]`: a model placed on a calibrated scale by playing the anchors nearest its
+/// estimate, step by step, until its 95% interval is under `target_half_width` or `max_games`
+/// are played.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScaleRating {
+    /// The scale file (`data/scale/anchors-v1.json`, made by `xq eval calibrate`).
+    pub file: PathBuf,
+    /// Game pairs against one anchor before the next anchor is chosen.
+    #[serde(default = "default_scale_pairs_per_step")]
+    pub pairs_per_step: u32,
+    /// Stop once the 95% half-width (anchors fixed) is under this many Elo.
+    #[serde(default = "default_scale_target")]
+    pub target_half_width: f64,
+    /// Stop after this many games even if the interval is wider.
+    pub max_games: usize,
+}
+
+fn default_scale_pairs_per_step() -> u32 {
+    4
+}
+
+fn default_scale_target() -> f64 {
+    xq_eval::scale::DEFAULT_TARGET_HALF_WIDTH
+}
+
+impl ScaleRating {
+    /// The rating of `player` this section asks for.
+    pub fn rate_config(&self, player: PlayerSpec) -> xq_eval::scale::RateConfig {
+        xq_eval::scale::RateConfig {
+            player,
+            pairs_per_step: self.pairs_per_step,
+            target_half_width: self.target_half_width,
+            max_games: self.max_games,
+        }
+    }
 }
 
 impl LadderSection {
@@ -234,6 +277,14 @@ impl LadderSection {
                     self.pairs
                 ));
             }
+        }
+        if let Some(scale) = &self.scale {
+            // The player is checked when it is known; the numbers can be checked now.
+            let placeholder = PlayerSpec::Random { name: "model".into() };
+            scale
+                .rate_config(placeholder)
+                .validate()
+                .map_err(|e| LoopError::Config(format!("{section}.scale: {e}")))?;
         }
         Ok(())
     }
@@ -277,6 +328,7 @@ impl Default for LadderSection {
             openings: 27,
             threshold: None,
             max_pairs: None,
+            scale: None,
         }
     }
 }

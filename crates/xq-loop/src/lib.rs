@@ -31,7 +31,9 @@ mod worker;
 
 use std::path::{Path, PathBuf};
 
-pub use config::{BootstrapSection, GateSection, LadderSection, LoopConfig, RunSection, TeacherPhaseOut};
+pub use config::{
+    BootstrapSection, GateSection, LadderSection, LoopConfig, RunSection, ScaleRating, TeacherPhaseOut,
+};
 pub use remote::RemoteRun;
 pub use report::write_report;
 pub use run::{LoopOptions, LoopSummary, RunPaths, run_distributed, run_loop};
@@ -95,6 +97,16 @@ pub enum LoopError {
         generation: u32,
         /// The cause.
         source: xq_eval::runner::RunError,
+    },
+    /// A model could not be placed on the calibrated scale (`[ladder.scale]`).
+    #[error("{stage} on the scale, generation {generation}: {source}")]
+    Scale {
+        /// `ladder` or `final rating`.
+        stage: &'static str,
+        /// The generation.
+        generation: u32,
+        /// The cause.
+        source: xq_eval::scale::ScaleError,
     },
     /// A model could not be loaded.
     #[error("model {path}: {message}")]

@@ -38,16 +38,19 @@ const TERMINATION_COLUMNS: [(&[&str], &str); 11] = [
 /// # Errors
 /// [`LoopError::Report`] or [`LoopError::Io`].
 pub fn write_report(config: &LoopConfig, paths: &RunPaths, state: &LoopState) -> Result<(), LoopError> {
-    let elo_points = elo_points(state);
+    let axis = EloAxis::of(state);
+    let by_generation = elo_points(state, &axis, |g| f64::from(g.generation), -1.0);
     let elo_svg = paths.models.join("elo.svg");
-    if !elo_points.is_empty() {
-        elo_progress_svg(
-            &elo_points,
-            "Ladder Elo of accepted models",
-            "generation (baseline = -1)",
-            &elo_svg,
-        )
-        .map_err(|e| LoopError::Report(e.to_string()))?;
+    let elo_hours_svg = paths.models.join("elo-hours.svg");
+    if !by_generation.is_empty() {
+        let plot_error = |e: xq_eval::plot::PlotError| LoopError::Report(e.to_string());
+        let title = axis.title();
+        elo_progress_svg(&by_generation, &title, "generation (baseline = -1)", &elo_svg)
+            .map_err(plot_error)?;
+        let hours = cumulative_hours(state);
+        let by_hours = elo_points(state, &axis, |g| hours[g.generation as usize], 0.0);
+        elo_progress_svg(&by_hours, &title, "hours of the run (wall clock, every stage)", &elo_hours_svg)
+            .map_err(plot_error)?;
     }
     let curves = loss_curves(paths, state);
     let loss_svg = paths.models.join("loss.svg");
@@ -57,7 +60,8 @@ pub fn write_report(config: &LoopConfig, paths: &RunPaths, state: &LoopState) ->
     let validation_csv = paths.models.join("validation.csv");
     let csv = validation_table(state);
     xq_files::write_atomic(&validation_csv, csv.as_bytes()).map_err(crate::io_error(&validation_csv))?;
-    let text = markdown(config, state, !elo_points.is_empty(), curves.iter().any(|c| !c.points.is_empty()));
+    let text =
+        markdown(config, state, !by_generation.is_empty(), curves.iter().any(|c| !c.points.is_empty()));
     let path = paths.report();
     xq_files::write_atomic(&path, text.as_bytes()).map_err(crate::io_error(&path))
 }
@@ -75,18 +79,82 @@ fn validation_table(state: &LoopState) -> String {
     csv
 }
 
-fn elo_points(state: &LoopState) -> Vec<RatedPoint> {
-    let point = |l: &LadderRecord, x: f64| {
-        l.elo.map(|[elo, lower, upper]| RatedPoint { label: l.model.clone(), x, elo, lower, upper })
-    };
-    let mut points: Vec<RatedPoint> = state.baseline_ladder.iter().filter_map(|l| point(l, -1.0)).collect();
-    points.extend(
-        state
-            .generations
-            .iter()
-            .filter_map(|g| g.ladder.as_ref().and_then(|l| point(l, f64::from(g.generation)))),
-    );
+/// What the Elo charts show: the scale's Elo when a generation's ladder placed its model on a
+/// calibrated scale, else the ladder's performance Elo.
+enum EloAxis {
+    Ladder,
+    Scale(String),
+}
+
+impl EloAxis {
+    fn of(state: &LoopState) -> EloAxis {
+        let rated =
+            state.baseline_ladder.iter().chain(state.generations.iter().filter_map(|g| g.ladder.as_ref()));
+        match rated.filter_map(|l| l.scale.as_ref()).next_back() {
+            Some(rating) => EloAxis::Scale(rating.scale.clone()),
+            None => EloAxis::Ladder,
+        }
+    }
+
+    fn title(&self) -> String {
+        match self {
+            EloAxis::Ladder => "Ladder Elo of accepted models".into(),
+            EloAxis::Scale(scale) => format!("Accepted models on the scale {scale}"),
+        }
+    }
+
+    fn point(&self, l: &LadderRecord, x: f64) -> Option<RatedPoint> {
+        let label = l.model.clone();
+        match self {
+            EloAxis::Ladder => l.elo.map(|[elo, lower, upper]| RatedPoint { label, x, elo, lower, upper }),
+            EloAxis::Scale(scale) => {
+                let rating = l.scale.as_ref().filter(|r| r.scale == *scale)?;
+                let p = rating.placement.as_ref()?;
+                Some(RatedPoint { label, x, elo: p.elo, lower: p.lower(), upper: p.upper() })
+            }
+        }
+    }
+}
+
+/// Wall hours of the run through the end of each generation (index: generation).
+fn cumulative_hours(state: &LoopState) -> Vec<f64> {
+    let mut total = 0.0;
+    state
+        .generations
+        .iter()
+        .map(|g| {
+            total += g.seconds / 3600.0;
+            total
+        })
+        .collect()
+}
+
+/// The baseline (at `baseline_x`) and every rated accepted model (at `x` of its generation).
+fn elo_points(
+    state: &LoopState,
+    axis: &EloAxis,
+    x: impl Fn(&GenerationRecord) -> f64,
+    baseline_x: f64,
+) -> Vec<RatedPoint> {
+    let mut points: Vec<RatedPoint> =
+        state.baseline_ladder.iter().filter_map(|l| axis.point(l, baseline_x)).collect();
     points
+        .extend(state.generations.iter().filter_map(|g| g.ladder.as_ref().and_then(|l| axis.point(l, x(g)))));
+    points
+}
+
+/// A placement on the scale, `1432 ± 48 (60 games)`, or `–`.
+fn fmt_scale(l: &LadderRecord) -> String {
+    match l.scale.as_ref().and_then(|r| r.placement.as_ref().map(|p| (r, p))) {
+        Some((r, p)) => format!(
+            "{:.0} ± {:.0} ({} games{})",
+            p.elo,
+            p.half_width,
+            p.wdl.games(),
+            if r.reached_target { "" } else { ", wider than its target" }
+        ),
+        None => "–".into(),
+    }
 }
 
 /// One named curve of (global step, loss).
@@ -215,7 +283,7 @@ fn markdown(config: &LoopConfig, state: &LoopState, has_elo: bool, has_loss: boo
         }
     }
     if has_elo {
-        md += "![ladder Elo](elo.svg)\n\n";
+        md += "![ladder Elo](elo.svg)\n\n![Elo against the run's hours](elo-hours.svg)\n\n";
     }
     if has_loss {
         md += "![training loss](loss.svg)\n\n";
@@ -274,7 +342,7 @@ fn markdown(config: &LoopConfig, state: &LoopState, has_elo: bool, has_loss: boo
     md += &validation_markdown(state);
     md += "\n## Ladder\n\nEach model plays the same fixed opponents (MCTS with the uniform evaluator at the same visits, \
            the material-greedy player, the alpha-beta baseline); Elo is its performance against them with a 95% interval.\n\n\
-           | model | Elo | score | per opponent (+/=/-) |\n|---|---|---|---|\n";
+           | model | Elo | score | per opponent (+/=/-) | scale Elo |\n|---|---|---|---|---|\n";
     let rows = state
         .baseline_ladder
         .iter()
@@ -284,11 +352,12 @@ fn markdown(config: &LoopConfig, state: &LoopState, has_elo: bool, has_loss: boo
             l.opponents.iter().map(|(name, [w, d, lo])| format!("{name} +{w}={d}-{lo}")).collect();
         let _ = writeln!(
             md,
-            "| {} | {} | {:.1}% | {} |",
+            "| {} | {} | {:.1}% | {} | {} |",
             l.model,
             fmt_elo(l.elo),
             l.score * 100.0,
-            per.join(", ")
+            per.join(", "),
+            fmt_scale(l)
         );
     }
     md += &final_rating_markdown(state);
@@ -354,7 +423,17 @@ fn final_rating_markdown(state: &LoopState) -> String {
         let _ = writeln!(md, "| {name} | {games} | +{w}={d}-{l} | {score} | {beaten} | {time} |");
     }
     md += &xq_eval::report::speed_table_markdown(&rating.speed);
+    if let Some(scale) = &rating.scale {
+        let _ = writeln!(md, "\n### On the scale {}\n\n{}", scale.scale, scale_summary(scale));
+    }
     md
+}
+
+/// A scale rating in a few lines: the placement and the anchors played.
+fn scale_summary(rating: &xq_eval::scale::Rating) -> String {
+    let text = rating.to_markdown();
+    // The rating's own title is the section's heading here.
+    text.split_once("\n\n").map_or(text.clone(), |(_, rest)| rest.to_string())
 }
 
 /// One row of the self-play table.

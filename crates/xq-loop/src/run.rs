@@ -10,13 +10,14 @@ use xq_data::{GameRecord as GameRow, Sample, list_shards, read_games_dir, shard_
 use xq_eval::events::{Format, GateVerdict};
 use xq_eval::report::EventReport;
 use xq_eval::runner::{Adjudication, Limits, PlayerSpec, RunConfig, RunOptions, run_event};
+use xq_eval::scale::{PlayOptions, ScaleFile, ScaleProgress, rate};
 use xq_eval::stats::{EloEstimate, Pentanomial, Wdl};
 use xq_nn::EvaluatorSpec;
 use xq_play::derive_seed;
 use xq_selfplay::{BuiltinEvaluator, SelfplayRun, run_selfplay, run_teacher_selfplay};
 use xq_train::{TrainRun, train};
 
-use crate::config::{LadderSection, LoopConfig};
+use crate::config::{LadderSection, LoopConfig, ScaleRating};
 use crate::remote::RemoteRun;
 use crate::state::{
     FinalRatingRecord, GateRecord, GenerationRecord, LadderRecord, LoopState, SelfplayRecord, TrainRecord,
@@ -175,6 +176,13 @@ fn run_loop_with(
     remote: Option<&RemoteRun>,
 ) -> Result<LoopSummary, LoopError> {
     config.validate()?;
+    // A scale that cannot be read fails now, not after a generation's self-play and training.
+    for (section, ladder) in [("ladder", &config.ladder), ("final_rating", &config.final_rating)] {
+        if let Some(scale) = ladder.scale.as_ref().filter(|_| ladder.enabled) {
+            ScaleFile::load(&scale.file)
+                .map_err(|e| LoopError::Config(format!("{section}.scale: the scale {e}")))?;
+        }
+    }
     let started = Instant::now();
     let paths = RunPaths::new(config);
     for dir in [&paths.data, &paths.models] {
@@ -705,6 +713,37 @@ impl Runner<'_> {
         Ok(summary.report)
     }
 
+    /// Places `player` on the scale of `section` (its steps under `out`, resumed when a
+    /// killed run gets here again), `concurrency` games at once.
+    fn place_on_scale(
+        &self,
+        stage: &'static str,
+        generation: u32,
+        section: &ScaleRating,
+        player: PlayerSpec,
+        concurrency: usize,
+        out: &Path,
+    ) -> Result<xq_eval::scale::Rating, LoopError> {
+        let fail = |source| LoopError::Scale { stage, generation, source };
+        let scale = ScaleFile::load(&section.file).map_err(fail)?;
+        let bar =
+            if self.progress { ProgressBar::new(section.max_games as u64) } else { ProgressBar::hidden() };
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} games {msg} ({elapsed})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_prefix("scale");
+        let mut on_progress = |p: &ScaleProgress| {
+            bar.set_position((p.before + p.finished) as u64);
+            bar.set_message(p.event.clone());
+        };
+        let options = PlayOptions { concurrency: Some(concurrency), max_new_games: None };
+        let rating =
+            rate(&scale, &section.rate_config(player), out, &options, &mut on_progress).map_err(fail)?;
+        bar.finish_and_clear();
+        Ok(rating)
+    }
+
     fn gate(&self, generation: u32, accepted: Option<&(u32, String)>) -> Result<GateRecord, LoopError> {
         let gate = &self.config.gate;
         let candidate = self.checkpoint_spec(
@@ -793,9 +832,10 @@ impl Runner<'_> {
             None => {
                 // Games journaled with another section would refuse to resume; they are not
                 // this rating's games anyway.
-                let dir = self.paths.ladder(&label);
-                if dir.exists() {
-                    std::fs::remove_dir_all(&dir).map_err(io_error(&dir))?;
+                for dir in [self.paths.ladder(&label), self.paths.ladder(&scale_label(&label))] {
+                    if dir.exists() {
+                        std::fs::remove_dir_all(&dir).map_err(io_error(&dir))?;
+                    }
                 }
                 state.final_rating =
                     Some(FinalRatingRecord { generation, section: section.clone(), rating: None });
@@ -875,7 +915,16 @@ impl Runner<'_> {
                 .collect(),
             None => Vec::new(),
         };
+        let scale = match &ladder.scale {
+            Some(section) => {
+                let player = config.players[0].clone().with_default_limits(ladder.limits);
+                let out = self.paths.ladder(&scale_label(label));
+                Some(self.place_on_scale(stage, generation, section, player, ladder.concurrency, &out)?)
+            }
+            None => None,
+        };
         Ok(LadderRecord {
+            scale,
             model,
             elo: first.and_then(|p| p.performance.as_ref()).map(|e| elo_triple(e, 1.0)),
             score: first.and_then(|p| p.games.total.score().ok()).unwrap_or(0.0),
@@ -887,6 +936,11 @@ impl Runner<'_> {
             speed: report.speed.clone(),
         })
     }
+}
+
+/// The directory of a ladder rating's games on the scale, beside the rating's own.
+fn scale_label(label: &str) -> String {
+    format!("{label}-scale")
 }
 
 fn elo_triple(estimate: &EloEstimate, sign: f64) -> [f64; 3] {

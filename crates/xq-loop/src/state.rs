@@ -163,6 +163,9 @@ pub struct LadderRecord {
     /// Every player's time and nodes (visits) per move in these games.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub speed: Vec<xq_eval::report::PlayerSpeed>,
+    /// The model placed on the section's calibrated scale (`[ladder.scale]`), once played.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<xq_eval::scale::Rating>,
 }
 
 /// The run's last accepted model rated once the run is over (`[final_rating]`).

@@ -306,3 +306,86 @@ fn the_final_rating_rates_the_last_accepted_model_once_the_run_is_over() {
     let rating = again.state.final_rating.as_ref().and_then(|r| r.rating.as_ref()).unwrap();
     assert!(rating.opponents.iter().all(|(_, [w, d, l])| w + d + l == 2), "{rating:?}");
 }
+
+#[test]
+fn a_ladder_with_a_scale_places_each_accepted_model_on_it_and_plots_it_over_hours() {
+    let root = tempfile::tempdir().unwrap();
+    // A small scale of its own: three quick anchors a few games apart.
+    let scale_config = xq_eval::scale::ScaleConfig::from_toml(
+        r#"
+        name = "test-scale"
+        seed = 5
+        pin = "greedy"
+        pin_elo = 1000
+        pairs = 2
+        [adjudication]
+        max_plies = 40
+        [[anchors]]
+        kind = "random"
+        name = "random"
+        [[anchors]]
+        kind = "greedy"
+        name = "greedy"
+        [[anchors]]
+        kind = "alphabeta"
+        name = "alphabeta-d1"
+        depth = 1
+        "#,
+    )
+    .unwrap();
+    let options = xq_eval::scale::PlayOptions { concurrency: Some(2), max_new_games: None };
+    let calibration = xq_eval::scale::calibrate(
+        &scale_config,
+        &root.path().join("scale"),
+        &options,
+        "test",
+        "",
+        &mut |_| {},
+    )
+    .unwrap();
+    let scale_file = root.path().join("scale.json");
+    calibration.scale.save(&scale_file).unwrap();
+
+    let mut config = tiny_config(root.path());
+    config.run.generations = 1;
+    config.gate.threshold = GateThreshold::Score { min: 0.0 };
+    let section = xq_loop::ScaleRating {
+        file: scale_file.clone(),
+        pairs_per_step: 1,
+        target_half_width: 50.0,
+        max_games: 4,
+    };
+    config.ladder.scale = Some(section.clone());
+    let paths = RunPaths::new(&config);
+    let summary = run_loop(&config, &quiet()).unwrap();
+    assert_eq!(summary.state.generations[0].promoted, Some(true));
+    for ladder in [summary.state.baseline_ladder.as_ref(), summary.state.generations[0].ladder.as_ref()] {
+        let ladder = ladder.expect("rated");
+        let rating = ladder.scale.as_ref().expect("placed on the scale");
+        assert_eq!(rating.scale, "test-scale");
+        let placement = rating.placement.as_ref().expect("games were played");
+        assert_eq!(placement.wdl.games(), 4, "max_games, the interval being wider than 50");
+        assert!(placement.elo.is_finite() && placement.half_width > 0.0, "{placement:?}");
+        assert!(rating.steps.iter().all(|s| calibration.scale.anchor(&s.anchor).is_some()), "{rating:?}");
+    }
+    let report = std::fs::read_to_string(paths.report()).unwrap();
+    assert!(
+        report.contains("| scale Elo |") && report.contains("(4 games, wider than its target)"),
+        "{report}"
+    );
+    for chart in ["elo.svg", "elo-hours.svg"] {
+        let svg = std::fs::read_to_string(paths.models.join(chart)).unwrap();
+        assert!(svg.contains("on the scale test-scale"), "{chart}");
+    }
+
+    // A scale file that is not there is a clear error, not a panic.
+    let mut missing = tiny_config(&root.path().join("other"));
+    missing.run.generations = 1;
+    missing.ladder.scale = Some(xq_loop::ScaleRating { file: root.path().join("nowhere.json"), ..section });
+    let err = run_loop(&missing, &quiet()).unwrap_err();
+    assert!(
+        err.to_string().contains("ladder.scale: the scale") && err.to_string().contains("nowhere.json"),
+        "{err}"
+    );
+    assert!(!RunPaths::new(&missing).state().exists(), "refused before anything ran");
+}

@@ -49,6 +49,13 @@ pub struct EngineSpec {
 }
 
 impl EngineSpec {
+    fn apply_default_limits(&mut self, defaults: Limits) {
+        self.depth = self.depth.or(defaults.depth);
+        self.nodes = self.nodes.or(defaults.nodes);
+        self.movetime_ms = self.movetime_ms.or(defaults.movetime_ms);
+        self.tc = self.tc.or(defaults.tc);
+    }
+
     /// The engine's move notation: as configured, else `fairy` when a `variant` is given.
     pub fn coordinates(&self) -> Coordinates {
         self.coordinates.unwrap_or(if self.variant.is_some() {
@@ -155,6 +162,46 @@ impl PlayerSpec {
             PlayerSpec::Uci(e) | PlayerSpec::Ucci(e) => {
                 Limits { depth: e.depth, nodes: e.nodes, movetime_ms: e.movetime_ms, visits: None, tc: e.tc }
             }
+        }
+    }
+
+    /// The player with `defaults` made its own wherever its entry sets no limit of that kind
+    /// (the kinds it has: an alpha-beta player takes no visits, a random one nothing): the same
+    /// budget in an event with no limits of its own as in one whose limits are `defaults`.
+    ///
+    /// ```
+    /// use xq_eval::runner::{Limits, PlayerSpec};
+    /// let player: PlayerSpec = toml::from_str("kind = \"alphabeta\"\nname = \"ab\"\ndepth = 3").unwrap();
+    /// let limits = Limits { movetime_ms: Some(100), depth: Some(9), ..Limits::default() };
+    /// let own = player.with_default_limits(limits).own_limits();
+    /// assert_eq!((own.depth, own.movetime_ms), (Some(3), Some(100)));
+    /// ```
+    pub fn with_default_limits(self, defaults: Limits) -> PlayerSpec {
+        match self {
+            PlayerSpec::Alphabeta { name, depth, nodes, movetime_ms, tc } => PlayerSpec::Alphabeta {
+                name,
+                depth: depth.or(defaults.depth),
+                nodes: nodes.or(defaults.nodes),
+                movetime_ms: movetime_ms.or(defaults.movetime_ms),
+                tc: tc.or(defaults.tc),
+            },
+            PlayerSpec::Mcts { name, evaluator, search, visits, movetime_ms, tc } => PlayerSpec::Mcts {
+                name,
+                evaluator,
+                search,
+                visits: visits.or(defaults.visits),
+                movetime_ms: movetime_ms.or(defaults.movetime_ms),
+                tc: tc.or(defaults.tc),
+            },
+            PlayerSpec::Uci(mut e) => {
+                e.apply_default_limits(defaults);
+                PlayerSpec::Uci(e)
+            }
+            PlayerSpec::Ucci(mut e) => {
+                e.apply_default_limits(defaults);
+                PlayerSpec::Ucci(e)
+            }
+            other @ (PlayerSpec::Random { .. } | PlayerSpec::Greedy { .. }) => other,
         }
     }
 
