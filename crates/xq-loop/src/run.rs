@@ -692,13 +692,7 @@ impl Runner<'_> {
         config: &RunConfig,
         out: &Path,
     ) -> Result<EventReport, LoopError> {
-        let bar =
-            if self.progress { ProgressBar::new(config.max_games() as u64) } else { ProgressBar::hidden() };
-        bar.set_style(
-            ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} games {msg} ({elapsed})")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar.set_prefix(stage);
+        let bar = self.games_bar(config.max_games(), stage);
         let mut on_progress = |p: &xq_eval::runner::Progress| {
             bar.set_length(p.max_games as u64);
             bar.set_position(p.finished as u64);
@@ -711,6 +705,17 @@ impl Runner<'_> {
             .map_err(|source| LoopError::Eval { stage, generation, source })?;
         bar.finish_and_clear();
         Ok(summary.report)
+    }
+
+    /// A bar of games played, labelled `stage` (hidden when the run shows no progress).
+    fn games_bar(&self, games: usize, stage: &'static str) -> ProgressBar {
+        let bar = if self.progress { ProgressBar::new(games as u64) } else { ProgressBar::hidden() };
+        bar.set_style(
+            ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} games {msg} ({elapsed})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_prefix(stage);
+        bar
     }
 
     /// Places `player` on the scale of `section` (its steps under `out`, resumed when a
@@ -726,13 +731,7 @@ impl Runner<'_> {
     ) -> Result<xq_eval::scale::Rating, LoopError> {
         let fail = |source| LoopError::Scale { stage, generation, source };
         let scale = ScaleFile::load(&section.file).map_err(fail)?;
-        let bar =
-            if self.progress { ProgressBar::new(section.max_games as u64) } else { ProgressBar::hidden() };
-        bar.set_style(
-            ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} games {msg} ({elapsed})")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar.set_prefix("scale");
+        let bar = self.games_bar(section.max_games, "scale");
         let mut on_progress = |p: &ScaleProgress| {
             bar.set_position((p.before + p.finished) as u64);
             bar.set_message(p.event.clone());
