@@ -63,6 +63,10 @@ pub struct EngineArgs {
     /// Where the model runs: cpu, or gpu in builds with `--features xq-nn/gpu`.
     #[arg(long, default_value = "cpu", value_parser = crate::parse_device)]
     device: xq_nn::DeviceSetting,
+    /// The arithmetic of the network's products on the CPU: f32, or int8 on CPUs with
+    /// AVX-512 VNNI (docs/MODEL.md, "Precision").
+    #[arg(long, default_value = "f32", value_parser = crate::parse_precision)]
+    precision: xq_nn::CpuPrecision,
     /// Seed of the search's random choices (each game mixes in its number).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -74,9 +78,9 @@ pub struct EngineArgs {
 /// Runs `xq engine` until `quit` or the end of input.
 pub fn engine(args: EngineArgs) -> Result<()> {
     let spec = match (&args.model, args.evaluator) {
-        (Some(location), _) => {
-            EvaluatorSpec::checkpoint(crate::local_model(location)?).on_device(args.device)
-        }
+        (Some(location), _) => EvaluatorSpec::checkpoint(crate::local_model(location)?)
+            .on_device(args.device)
+            .with_precision(args.precision),
         (None, Some(EvaluatorArg::Uniform)) => EvaluatorSpec::Builtin(BuiltinEvaluator::Uniform),
         (None, Some(EvaluatorArg::Material) | None) => EvaluatorSpec::Builtin(BuiltinEvaluator::Material),
     };

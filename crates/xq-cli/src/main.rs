@@ -140,6 +140,11 @@ fn local_model(location: &str) -> anyhow::Result<std::path::PathBuf> {
     }
 }
 
+fn parse_precision(text: &str) -> Result<xq_nn::CpuPrecision, String> {
+    xq_nn::CpuPrecision::from_name(text)
+        .ok_or_else(|| format!("unknown precision {text:?}: expected f32 or int8"))
+}
+
 fn parse_device(text: &str) -> Result<xq_nn::DeviceSetting, String> {
     match text {
         "cpu" => Ok(xq_nn::DeviceSetting::Cpu),

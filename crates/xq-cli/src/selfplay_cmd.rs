@@ -36,6 +36,10 @@ pub struct SelfplayArgs {
     /// Where the model runs: cpu, or gpu in builds with `--features xq-nn/gpu`.
     #[arg(long, default_value = "cpu", value_parser = crate::parse_device)]
     device: xq_nn::DeviceSetting,
+    /// The arithmetic of the network's products on the CPU: f32, or int8 on CPUs with
+    /// AVX-512 VNNI (docs/MODEL.md, "Precision").
+    #[arg(long, default_value = "f32", value_parser = crate::parse_precision)]
+    precision: xq_nn::CpuPrecision,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     json: bool,
@@ -69,7 +73,9 @@ pub fn selfplay(args: SelfplayArgs) -> Result<()> {
         return print_summary(&summary, &target, args.json);
     }
     let spec = match &args.model {
-        Some(location) => EvaluatorSpec::checkpoint(crate::local_model(location)?).on_device(args.device),
+        Some(location) => EvaluatorSpec::checkpoint(crate::local_model(location)?)
+            .on_device(args.device)
+            .with_precision(args.precision),
         None => EvaluatorSpec::Builtin(config.selfplay.evaluator),
     };
     let mut built = spec.build().with_context(|| format!("cannot load the evaluator {spec}"))?;

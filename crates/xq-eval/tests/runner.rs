@@ -285,6 +285,33 @@ command = "/nonexistent/xq-no-such-engine"
 }
 
 #[test]
+fn a_network_that_cannot_be_loaded_stops_the_event_before_a_game() {
+    let text = r#"
+name = "missing network"
+seed = 1
+openings = 2
+[format]
+kind = "gauntlet"
+pairs = 1
+[[players]]
+kind = "greedy"
+name = "greedy"
+[[players]]
+kind = "mcts"
+name = "lost-net"
+evaluator = { kind = "checkpoint", path = "/nonexistent/xq-model" }
+visits = 8
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let options = RunOptions { max_games_this_run: None };
+    let err = run_event(&config(text), dir.path(), &options, &mut |_| {}).unwrap_err();
+    assert!(matches!(err, RunError::Config(_)), "{err}");
+    let message = err.to_string();
+    assert!(message.contains("lost-net") && message.contains("/nonexistent/xq-model"), "{message}");
+    assert!(!dir.path().join(JOURNAL_FILE).exists(), "no game was played");
+}
+
+#[test]
 fn bad_configs_are_named_errors() {
     let unknown = TINY.replace("max_plies = 160", "max_plies = 160\nmax_pliez = 3");
     let err = RunConfig::from_toml(&unknown).unwrap_err().to_string();

@@ -7,7 +7,7 @@ use xq_core::GameRules;
 use xq_eval::events::{Format, GateThreshold, UntilDecided};
 use xq_eval::runner::{Limits, PlayerSpec};
 use xq_mcts::SearchParams;
-use xq_nn::DeviceSetting;
+use xq_nn::{CpuPrecision, DeviceSetting};
 use xq_selfplay::{BuiltinEvaluator, SelfplaySection};
 use xq_train::TrainConfig;
 
@@ -27,6 +27,9 @@ pub struct RunSection {
     pub seed: u64,
     /// Where networks run (`cpu`, or `gpu` in builds with the GPU backend).
     pub device: DeviceSetting,
+    /// The arithmetic of the networks' CPU products wherever they search: `f32`, or `int8`
+    /// on CPUs with AVX-512 VNNI (docs/MODEL.md, "Precision").
+    pub precision: CpuPrecision,
     /// Root of the data directories.
     pub data_root: PathBuf,
     /// Root of the model directories.
@@ -41,6 +44,7 @@ impl Default for RunSection {
             time_budget_minutes: 0.0,
             seed: 1,
             device: DeviceSetting::Cpu,
+            precision: CpuPrecision::F32,
             data_root: PathBuf::from("data"),
             models_root: PathBuf::from("models"),
         }

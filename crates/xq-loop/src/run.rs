@@ -407,7 +407,9 @@ impl Runner<'_> {
 
     /// MCTS over a checkpoint, with the run's search, as an event player.
     fn checkpoint_spec(&self, name: String, path: PathBuf) -> PlayerSpec {
-        let evaluator = EvaluatorSpec::checkpoint(path).on_device(self.config.run.device);
+        let evaluator = EvaluatorSpec::checkpoint(path)
+            .on_device(self.config.run.device)
+            .with_precision(self.config.run.precision);
         PlayerSpec::mcts(name, evaluator, self.config.search.clone())
     }
 
@@ -594,7 +596,9 @@ impl Runner<'_> {
             return self.play(&config, Player::Teacher(teacher), player, generation, dir);
         }
         let spec = match accepted {
-            Some(path) => EvaluatorSpec::checkpoint(path).on_device(self.config.run.device),
+            Some(path) => EvaluatorSpec::checkpoint(path)
+                .on_device(self.config.run.device)
+                .with_precision(self.config.run.precision),
             None => EvaluatorSpec::Builtin(self.config.selfplay.evaluator),
         };
         let mut evaluator = spec

@@ -132,7 +132,9 @@ pub fn run_worker(store: &Store, options: &WorkerOptions) -> Result<WorkerSummar
                 (None, Some(_)) => None,
                 (dir, _) => {
                     let spec = match dir {
-                        Some(dir) => EvaluatorSpec::checkpoint(dir.clone()).on_device(config.run.device),
+                        Some(dir) => EvaluatorSpec::checkpoint(dir.clone())
+                            .on_device(config.run.device)
+                            .with_precision(config.run.precision),
                         None => EvaluatorSpec::Builtin(config.selfplay.evaluator),
                     };
                     let built = spec.build().map_err(|e| LoopError::Model {

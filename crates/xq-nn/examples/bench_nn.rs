@@ -3,21 +3,27 @@
 //! ```sh
 //! cargo run --release -p xq-nn --example bench_nn -- [--threads 1,2] [--nets 6x64,4x32]
 //!     [--norms batch_norm,skip_init] [--seconds 1.0] [--reps 5]
+//!     [--kernels portable,avx2,avx512] [--precisions f32,int8] [--engines burn,cpunet]
 //! ```
 //!
 //! Prints a markdown table in the same format as `scripts/bench_torch.sh`: inference
 //! positions/s at batch 1, 16, 64, 256 (host array in, logits back on the host) and training
 //! samples/s at batch 256 (one AdamW step), each the median of `reps` repetitions of about
 //! `seconds`. Thread counts run in separate rayon pools, named in the table. Inference is
-//! measured twice: run by burn, and by [`xq_nn::CpuNet`] (what search uses on the CPU).
+//! measured by burn and by [`xq_nn::CpuNet`] (what search uses on the CPU), once for each of its
+//! kernels in `--kernels` (default: every one this CPU runs; the fastest is what search gets),
+//! and in 8 bits when `--precisions` has `int8` (default where the CPU has AVX-512 VNNI).
+//! `--engines cpunet` leaves burn out.
 
 use std::time::Instant;
 
+use burn::module::Module;
 use burn::tensor::Device;
 use ndarray::{Array2, Array4};
 use xq_nn::encoding::{BOARD_COLS, BOARD_ROWS, INPUT_PLANES};
 use xq_nn::{
-    BatchEvaluator, ModelConfig, OptimizerConfig, POLICY_SIZE, PolicyValueNet, TrainBatch, Trainer, TrunkNorm,
+    BatchEvaluator, CpuKernel, CpuNet, CpuPrecision, ModelConfig, OptimizerConfig, POLICY_SIZE,
+    PolicyValueNet, TrainBatch, Trainer, TrunkNorm,
 };
 
 struct Args {
@@ -26,6 +32,9 @@ struct Args {
     norms: Vec<TrunkNorm>,
     seconds: f64,
     reps: usize,
+    kernels: Vec<CpuKernel>,
+    int8: bool,
+    burn: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -35,6 +44,9 @@ fn parse_args() -> Result<Args, String> {
         norms: vec![TrunkNorm::BatchNorm, TrunkNorm::SkipInit],
         seconds: 1.0,
         reps: 5,
+        kernels: CpuKernel::ALL.into_iter().filter(|k| k.is_supported()).collect(),
+        int8: CpuPrecision::Int8.is_supported(),
+        burn: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -66,6 +78,37 @@ fn parse_args() -> Result<Args, String> {
             }
             "--seconds" => args.seconds = value.parse().map_err(|_| bad(&value))?,
             "--reps" => args.reps = value.parse().map_err(|_| bad(&value))?,
+            "--precisions" => {
+                let mut int8 = false;
+                for name in value.split(',') {
+                    match CpuPrecision::from_name(name) {
+                        Some(CpuPrecision::Int8) if CpuPrecision::Int8.is_supported() => int8 = true,
+                        Some(CpuPrecision::Int8) => {
+                            return Err("this CPU has no AVX-512 VNNI for int8".into());
+                        }
+                        Some(CpuPrecision::F32) => {}
+                        None => return Err(bad(name)),
+                    }
+                }
+                args.int8 = int8;
+            }
+            "--kernels" => {
+                args.kernels = value
+                    .split(',')
+                    .map(|k| match CpuKernel::from_name(k) {
+                        Some(kernel) if kernel.is_supported() => Ok(kernel),
+                        Some(_) => Err(format!("{flag}: this CPU cannot run {k}")),
+                        None => Err(bad(k)),
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+            "--engines" => {
+                let engines: Vec<&str> = value.split(',').collect();
+                if let Some(other) = engines.iter().find(|e| !matches!(**e, "burn" | "cpunet")) {
+                    return Err(bad(other));
+                }
+                args.burn = engines.contains(&"burn");
+            }
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
@@ -101,30 +144,64 @@ fn sample_inputs(batch: usize, seed: u64) -> Array4<f32> {
     })
 }
 
-/// burn's figures (inference and training) and the inference figures of [`xq_nn::CpuNet`].
-fn bench(config: &ModelConfig, args: &Args) -> ([f64; 5], [f64; 4]) {
+const BATCHES: [usize; 4] = [1, 16, 64, 256];
+
+/// burn's figures (inference and training; `None` with `--engines cpunet`) and the inference
+/// Positions/s at each of [`BATCHES`], under a name.
+type NamedRates = (String, [f64; 4]);
+
+/// figures of [`xq_nn::CpuNet`] on each kernel of `args.kernels` and in int8, named.
+fn bench(config: &ModelConfig, args: &Args) -> (Option<[f64; 5]>, Vec<NamedRates>) {
     let device = Device::flex();
-    let mut out = [0.0; 5];
-    let mut cpu = [0.0; 4];
     let net = match PolicyValueNet::new(config, &device) {
         Ok(net) => net,
         Err(e) => {
             eprintln!("{e}");
-            return (out, cpu);
+            return (None, Vec::new());
         }
     };
+    let inputs: Vec<Array4<f32>> =
+        BATCHES.iter().enumerate().map(|(slot, &batch)| sample_inputs(batch, slot as u64)).collect();
+    let frozen = CpuNet::from_net(&net.clone().valid()).expect("a network in memory freezes");
+    let mut variants: Vec<(String, CpuNet)> = args
+        .kernels
+        .iter()
+        .map(|&kernel| {
+            (
+                kernel.name().to_string(),
+                frozen.clone().with_kernel(kernel).expect("kernels are checked when parsed"),
+            )
+        })
+        .collect();
+    if args.int8 {
+        let int8 = frozen.clone().with_precision(CpuPrecision::Int8).expect("int8 is checked when parsed");
+        variants.push((format!("int8 ({} stem)", int8.kernel().name()), int8));
+    }
+    let cpu = variants
+        .into_iter()
+        .map(|(name, frozen)| {
+            let mut rates = [0.0; 4];
+            for ((rate, batch), inputs) in rates.iter_mut().zip(BATCHES).zip(&inputs) {
+                let flat = inputs.as_slice().expect("standard layout");
+                *rate = batch as f64
+                    * timed(args.seconds, args.reps, || {
+                        if let Err(e) = frozen.forward(flat) {
+                            eprintln!("{e}");
+                        }
+                    });
+            }
+            (name, rates)
+        })
+        .collect();
+    if !args.burn {
+        return (None, cpu);
+    }
+    let mut out = [0.0; 5];
     let evaluator = BatchEvaluator::new(net.clone(), device.clone(), 0).expect("a network in memory freezes");
-    for (slot, batch) in [1usize, 16, 64, 256].into_iter().enumerate() {
-        let inputs = sample_inputs(batch, slot as u64);
-        out[slot] = batch as f64
+    for ((rate, batch), inputs) in out.iter_mut().zip(BATCHES).zip(&inputs) {
+        *rate = batch as f64
             * timed(args.seconds, args.reps, || {
-                if let Err(e) = evaluator.burn_forward_logits(&inputs) {
-                    eprintln!("{e}");
-                }
-            });
-        cpu[slot] = batch as f64
-            * timed(args.seconds, args.reps, || {
-                if let Err(e) = evaluator.forward_logits(&inputs) {
+                if let Err(e) = evaluator.burn_forward_logits(inputs) {
                     eprintln!("{e}");
                 }
             });
@@ -149,7 +226,7 @@ fn bench(config: &ModelConfig, args: &Args) -> ([f64; 5], [f64; 4]) {
         }
         Err(e) => eprintln!("{e}"),
     }
-    (out, cpu)
+    (Some(out), cpu)
 }
 
 fn main() {
@@ -185,14 +262,18 @@ fn main() {
                     TrunkNorm::BatchNorm => "batch_norm",
                     TrunkNorm::SkipInit => "skip_init",
                 };
-                println!(
-                    "| burn | {blocks}x{channels} | {norm_name} | {named} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} |",
-                    r[0], r[1], r[2], r[3], r[4]
-                );
-                println!(
-                    "| xq CpuNet | {blocks}x{channels} | {norm_name} | {named} | {:.0} | {:.0} | {:.0} | {:.0} | – |",
-                    cpu[0], cpu[1], cpu[2], cpu[3]
-                );
+                if let Some(r) = r {
+                    println!(
+                        "| burn | {blocks}x{channels} | {norm_name} | {named} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} |",
+                        r[0], r[1], r[2], r[3], r[4]
+                    );
+                }
+                for (name, c) in &cpu {
+                    println!(
+                        "| xq CpuNet {name} | {blocks}x{channels} | {norm_name} | {named} | {:.0} | {:.0} | {:.0} | {:.0} | – |",
+                        c[0], c[1], c[2], c[3]
+                    );
+                }
             }
         }
     }

@@ -6,8 +6,10 @@
 //! gain folded into the second convolution of each block, activations kept position-major
 //! (`[batch·90, channels]`) so that every convolution is one matrix product of its im2col
 //! matrix with the weights, and the heads' linear layers re-indexed to read that layout
-//! directly. The products run in a register-tiled AVX2 kernel (`cpu_inference/product.rs`)
-//! that reads a 3×3 convolution's taps straight from the activations, with no im2col copy.
+//! directly. The products run in a register-tiled kernel (`cpu_inference/product.rs`: AVX-512,
+//! AVX2 or portable, the widest the CPU has, see [`Kernel`]) that reads a 3×3 convolution's taps
+//! straight from the activations, with no im2col copy; [`Precision::Int8`] runs most layers in
+//! 8-bit integers on AVX-512 VNNI instead (`cpu_inference/int8.rs`).
 //! Its outputs equal burn's to float rounding (the tests check both trunk kinds, with
 //! batch-norm statistics far from their initial values).
 //!
@@ -29,8 +31,60 @@ use crate::evaluator::EvalError;
 use crate::model::{MAX_CHANNELS, PolicyValueNet};
 use crate::policy::POLICY_SIZE;
 
+mod int8;
 mod product;
+use int8::{Int8Weights, quantize};
+pub use product::Kernel;
 use product::{LeftRows, Matrix, add_product};
+
+/// The arithmetic of [`CpuNet`]'s products (`"f32"` or `"int8"` in configs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    /// `f32` throughout, in the [`Kernel`] chosen.
+    #[default]
+    F32,
+    /// The trunk's convolutions and the heads' inner layers in 8-bit integers on AVX-512 VNNI
+    /// (activations one scale a position, weights one scale an output channel; `int8.rs`);
+    /// the stem and the last value layer stay `f32`. Needs a CPU with AVX-512 VNNI.
+    Int8,
+}
+
+impl Precision {
+    /// Every precision.
+    pub const ALL: [Precision; 2] = [Precision::F32, Precision::Int8];
+
+    /// Whether this CPU runs it.
+    pub fn is_supported(self) -> bool {
+        match self {
+            Precision::F32 => true,
+            Precision::Int8 => int8::is_supported(),
+        }
+    }
+
+    /// Its name in options and reports: `f32` or `int8`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::Int8 => "int8",
+        }
+    }
+
+    /// The precision named `name` (as [`Precision::name`] writes it).
+    pub fn from_name(name: &str) -> Option<Precision> {
+        Precision::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+/// The layers [`Precision::Int8`] runs in 8 bits, quantized once from the folded `f32` ones.
+#[derive(Clone, Debug)]
+struct Int8Layers {
+    blocks: Vec<(Int8Weights, Int8Weights)>,
+    policy_conv: Int8Weights,
+    policy_fc: Int8Weights,
+    value_conv: Int8Weights,
+    value_fc1: Int8Weights,
+}
 
 /// Positions below which a batch is not split across threads: the split costs more than it
 /// saves for a forward pass of a few positions.
@@ -69,6 +123,9 @@ pub struct CpuNet {
     value_fc1: Dense,
     value_fc2: Dense,
     channels: usize,
+    kernel: Kernel,
+    /// Present when the products run in [`Precision::Int8`].
+    int8: Option<Int8Layers>,
 }
 
 fn values<const D: usize>(tensor: Tensor<D>) -> Result<Vec<f32>, EvalError> {
@@ -160,6 +217,8 @@ struct Scratch {
     gathered: Vec<f32>,
     head: Vec<f32>,
     hidden: Vec<f32>,
+    bytes: Vec<u8>,
+    scales: Vec<f32>,
 }
 
 thread_local! {
@@ -177,51 +236,119 @@ fn resized(buffer: &mut Vec<f32>, len: usize) -> &mut [f32] {
 /// read where they lie: tap `t` of row `r` is the `c_in` channels of the square that tap
 /// reaches, or zeros off the board.
 #[derive(Clone, Copy)]
-struct Taps<'a> {
-    input: &'a [f32],
+struct Taps<'a, T> {
+    input: &'a [T],
+    /// A row's width: the channels, padded for the int8 products.
     c_in: usize,
 }
 
-/// What a tap off the board reads.
-static ZEROS: [f32; MAX_CHANNELS] = [0.0; MAX_CHANNELS];
+/// A value a tap off the board reads as a run of zeros.
+trait OffBoard: Copy + 'static {
+    const ZEROS: &'static [Self];
+}
 
-impl LeftRows for Taps<'_> {
+impl OffBoard for f32 {
+    const ZEROS: &'static [f32] = &[0.0; MAX_CHANNELS];
+}
+
+impl OffBoard for u8 {
+    const ZEROS: &'static [u8] = &[0; MAX_CHANNELS];
+}
+
+impl<T: OffBoard> LeftRows for Taps<'_, T> {
+    type Value = T;
+
     fn shape(&self) -> (usize, usize) {
         (9, self.c_in)
     }
 
-    fn segment(&self, row: usize, tap: usize) -> &[f32] {
+    fn segment(&self, row: usize, tap: usize) -> &[T] {
         let square = row % PLANE_SIZE;
         match NEIGHBOURS[square][tap] {
             Some(from) => {
                 let from = (row - square + usize::from(from)) * self.c_in;
                 &self.input[from..from + self.c_in]
             }
-            None => &ZEROS[..self.c_in],
+            None => &T::ZEROS[..self.c_in],
         }
     }
 }
 
-/// `out = input ⋆ conv + bias` for `rows = positions·90` rows of `c_in` channels.
-fn convolve(conv: &FoldedConv, input: &[f32], rows: usize, scratch: &mut Vec<f32>, out: &mut [f32]) {
-    for row in out.chunks_exact_mut(conv.c_out) {
-        row.copy_from_slice(&conv.bias);
-    }
-    let input = &input[..rows * conv.c_in];
-    if conv.kernel == 1 {
-        add_product(Matrix { values: input, depth: conv.c_in }, rows, &conv.weight, out, scratch);
-    } else {
-        add_product(Taps { input, c_in: conv.c_in }, rows, &conv.weight, out, scratch);
-    }
+/// The products of one pass: the kernel and the buffers they work in.
+struct Products<'a> {
+    kernel: Kernel,
+    gathered: &'a mut Vec<f32>,
+    bytes: &'a mut Vec<u8>,
+    scales: &'a mut Vec<f32>,
 }
 
-/// `out = input · layer + bias` for `rows` rows.
-fn affine(layer: &Dense, input: &[f32], rows: usize, scratch: &mut Vec<f32>, out: &mut [f32]) {
-    let (d_in, d_out) = layer.weight.dim();
-    for row in out.chunks_exact_mut(d_out) {
-        row.copy_from_slice(&layer.bias);
+impl Products<'_> {
+    /// `out = input ⋆ conv + bias` for `rows = positions·90` rows of `c_in` channels, in 8
+    /// bits when `int8` holds the convolution's quantized weights.
+    fn convolve(
+        &mut self,
+        conv: &FoldedConv,
+        int8: Option<&Int8Weights>,
+        input: &[f32],
+        rows: usize,
+        out: &mut [f32],
+    ) {
+        for row in out.chunks_exact_mut(conv.c_out) {
+            row.copy_from_slice(&conv.bias);
+        }
+        let input = &input[..rows * conv.c_in];
+        match int8 {
+            Some(weights) => {
+                let width = weights.segment_len();
+                quantize(input, conv.c_in, width, PLANE_SIZE, self.bytes, self.scales);
+                let bytes = &self.bytes[..];
+                if conv.kernel == 1 {
+                    let left = Matrix { values: bytes, depth: width };
+                    int8::add_product(left, rows, weights, self.scales, PLANE_SIZE, out);
+                } else {
+                    let left = Taps { input: bytes, c_in: width };
+                    int8::add_product(left, rows, weights, self.scales, PLANE_SIZE, out);
+                }
+            }
+            None if conv.kernel == 1 => {
+                let left = Matrix { values: input, depth: conv.c_in };
+                add_product(self.kernel, left, rows, &conv.weight, out, self.gathered);
+            }
+            None => {
+                let left = Taps { input, c_in: conv.c_in };
+                add_product(self.kernel, left, rows, &conv.weight, out, self.gathered);
+            }
+        }
     }
-    add_product(Matrix { values: &input[..rows * d_in], depth: d_in }, rows, &layer.weight, out, scratch);
+
+    /// `out = input · layer + bias` for `rows` rows, in 8 bits when `int8` holds the layer's
+    /// quantized weights.
+    fn affine(
+        &mut self,
+        layer: &Dense,
+        int8: Option<&Int8Weights>,
+        input: &[f32],
+        rows: usize,
+        out: &mut [f32],
+    ) {
+        let (d_in, d_out) = layer.weight.dim();
+        for row in out.chunks_exact_mut(d_out) {
+            row.copy_from_slice(&layer.bias);
+        }
+        let input = &input[..rows * d_in];
+        match int8 {
+            Some(weights) => {
+                let width = weights.segment_len();
+                quantize(input, d_in, width, 1, self.bytes, self.scales);
+                let left = Matrix { values: &self.bytes[..], depth: width };
+                int8::add_product(left, rows, weights, self.scales, 1, out);
+            }
+            None => {
+                let left = Matrix { values: input, depth: d_in };
+                add_product(self.kernel, left, rows, &layer.weight, out, self.gathered);
+            }
+        }
+    }
 }
 
 fn relu(values: &mut [f32]) {
@@ -258,11 +385,64 @@ impl CpuNet {
             value_fc1: dense(&net.value_fc1, Some(value_conv.c_out))?,
             value_fc2: dense(&net.value_fc2, None)?,
             channels: stem.c_out,
+            kernel: Kernel::best(),
+            int8: None,
             stem,
             blocks,
             policy_conv,
             value_conv,
         })
+    }
+
+    /// The kernel the products run in ([`Kernel::best`] unless [`CpuNet::with_kernel`] chose
+    /// another).
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// The same network on `kernel`, for a comparison.
+    ///
+    /// # Errors
+    /// [`EvalError::Backend`] if this CPU lacks the kernel's instructions.
+    pub fn with_kernel(mut self, kernel: Kernel) -> Result<CpuNet, EvalError> {
+        if !kernel.is_supported() {
+            return Err(EvalError::Backend(format!("this CPU cannot run the {} kernel", kernel.name())));
+        }
+        self.kernel = kernel;
+        Ok(self)
+    }
+
+    /// The arithmetic of the products ([`Precision::F32`] unless [`CpuNet::with_precision`]
+    /// chose another).
+    pub fn precision(&self) -> Precision {
+        if self.int8.is_some() { Precision::Int8 } else { Precision::F32 }
+    }
+
+    /// The same network in `precision` ([`Precision::Int8`] quantizes its weights here).
+    ///
+    /// # Errors
+    /// [`EvalError::Backend`] if this CPU lacks the precision's instructions.
+    pub fn with_precision(mut self, precision: Precision) -> Result<CpuNet, EvalError> {
+        if !precision.is_supported() {
+            return Err(EvalError::Backend(format!("this CPU cannot run the {} products", precision.name())));
+        }
+        self.int8 = match precision {
+            Precision::F32 => None,
+            Precision::Int8 => Some(Int8Layers {
+                blocks: self
+                    .blocks
+                    .iter()
+                    .map(|(conv1, conv2)| {
+                        (Int8Weights::new(&conv1.weight, 9), Int8Weights::new(&conv2.weight, 9))
+                    })
+                    .collect(),
+                policy_conv: Int8Weights::new(&self.policy_conv.weight, 1),
+                policy_fc: Int8Weights::new(&self.policy_fc.weight, 1),
+                value_conv: Int8Weights::new(&self.value_conv.weight, 1),
+                value_fc1: Int8Weights::new(&self.value_fc1.weight, 1),
+            }),
+        };
+        Ok(self)
     }
 
     /// Policy logits `[batch, POLICY_SIZE]` and WDL logits `[batch, 3]` for encoded inputs,
@@ -323,7 +503,9 @@ impl CpuNet {
             let positions = inputs.len() / INPUT_SIZE;
             let rows = positions * PLANE_SIZE;
             let c = self.channels;
-            let Scratch { x, branch, tmp, gathered, head, hidden } = scratch;
+            let Scratch { x, branch, tmp, gathered, head, hidden, bytes, scales } = scratch;
+            let mut products = Products { kernel: self.kernel, gathered, bytes, scales };
+            let int8 = self.int8.as_ref();
 
             // Planes to position-major rows.
             let planes = resized(tmp, rows * INPUT_PLANES);
@@ -336,15 +518,20 @@ impl CpuNet {
                 }
             }
             let x = resized(x, rows * c);
-            convolve(&self.stem, &tmp[..rows * INPUT_PLANES], rows, gathered, x);
+            // The stem reads the planes as they are, in f32 at every precision.
+            products.convolve(&self.stem, None, &tmp[..rows * INPUT_PLANES], rows, x);
             relu(x);
 
             let branch = resized(branch, rows * c);
             let tmp = resized(tmp, rows * c);
-            for (conv1, conv2) in &self.blocks {
-                convolve(conv1, x, rows, gathered, tmp);
+            for (index, (conv1, conv2)) in self.blocks.iter().enumerate() {
+                let (int8_1, int8_2) = match int8 {
+                    Some(layers) => (Some(&layers.blocks[index].0), Some(&layers.blocks[index].1)),
+                    None => (None, None),
+                };
+                products.convolve(conv1, int8_1, x, rows, tmp);
                 relu(tmp);
-                convolve(conv2, tmp, rows, gathered, branch);
+                products.convolve(conv2, int8_2, tmp, rows, branch);
                 for (x, b) in x.iter_mut().zip(branch.iter()) {
                     *x = (*x + b).max(0.0);
                 }
@@ -352,20 +539,23 @@ impl CpuNet {
 
             let pc = self.policy_conv.c_out;
             let head_buffer = resized(head, rows * pc.max(self.value_conv.c_out));
-            convolve(&self.policy_conv, x, rows, gathered, &mut head_buffer[..rows * pc]);
-            relu(&mut head_buffer[..rows * pc]);
+            let policy_map = &mut head_buffer[..rows * pc];
+            products.convolve(&self.policy_conv, int8.map(|l| &l.policy_conv), x, rows, policy_map);
+            relu(policy_map);
             let logits = policy.as_slice_mut().expect("contiguous policy rows");
-            affine(&self.policy_fc, &head_buffer[..rows * pc], positions, gathered, logits);
+            products.affine(&self.policy_fc, int8.map(|l| &l.policy_fc), policy_map, positions, logits);
 
             let vc = self.value_conv.c_out;
-            convolve(&self.value_conv, x, rows, gathered, &mut head_buffer[..rows * vc]);
-            relu(&mut head_buffer[..rows * vc]);
+            let value_map = &mut head_buffer[..rows * vc];
+            products.convolve(&self.value_conv, int8.map(|l| &l.value_conv), x, rows, value_map);
+            relu(value_map);
             let width = self.value_fc1.bias.len();
             let hidden = resized(hidden, positions * width);
-            affine(&self.value_fc1, &head_buffer[..rows * vc], positions, gathered, hidden);
+            products.affine(&self.value_fc1, int8.map(|l| &l.value_fc1), value_map, positions, hidden);
             relu(hidden);
             let out = wdl.as_slice_mut().expect("contiguous WDL rows");
-            affine(&self.value_fc2, hidden, positions, gathered, out);
+            // Three outputs: the last layer costs nothing in f32 and keeps the value's resolution.
+            products.affine(&self.value_fc2, None, hidden, positions, out);
         });
     }
 }
@@ -458,5 +648,70 @@ mod tests {
         assert_eq!(a, b);
         assert!(cpu.forward(&[0.0; 5]).is_err(), "a partial position is refused");
         assert_eq!(cpu.forward(&[]).unwrap().0.dim(), (0, POLICY_SIZE));
+    }
+
+    #[test]
+    fn every_kernel_gives_the_same_network_outputs() {
+        let device = Device::flex();
+        let net = perturbed(PolicyValueNet::new(&ModelConfig::new(2, 32), &device).unwrap(), &device);
+        let best = CpuNet::from_net(&net.valid()).unwrap();
+        assert_eq!(best.kernel(), Kernel::best());
+        let x = inputs(11, 5);
+        let (policy, wdl) = best.forward(x.as_slice().unwrap()).unwrap();
+        for kernel in Kernel::ALL {
+            let Ok(other) = best.clone().with_kernel(kernel) else {
+                assert!(!kernel.is_supported());
+                continue;
+            };
+            let (p, v) = other.forward(x.as_slice().unwrap()).unwrap();
+            if kernel == Kernel::Portable {
+                let worst = policy.iter().zip(&p).chain(wdl.iter().zip(&v)).map(|(a, b)| (a - b).abs());
+                assert!(worst.fold(0.0f32, f32::max) < 1e-3, "{kernel:?}");
+            } else {
+                assert_eq!((&policy, &wdl), (&p, &v), "{kernel:?} is bit-identical to {:?}", best.kernel());
+            }
+        }
+    }
+
+    /// What 8-bit rounding costs a network whose batch-norm statistics are far from their
+    /// initial values: small against the spread of its outputs, with the same best move on
+    /// nearly every position, and each position's outputs independent of its batch.
+    #[test]
+    fn int8_outputs_stay_near_the_f32_ones_and_do_not_depend_on_the_batch() {
+        if !Precision::Int8.is_supported() {
+            eprintln!("skipped: this CPU has no AVX-512 VNNI");
+            return;
+        }
+        let device = Device::flex();
+        let net = perturbed(PolicyValueNet::new(&ModelConfig::new(3, 32), &device).unwrap(), &device);
+        let exact = CpuNet::from_net(&net.valid()).unwrap();
+        let int8 = exact.clone().with_precision(Precision::Int8).unwrap();
+        assert_eq!((exact.precision(), int8.precision()), (Precision::F32, Precision::Int8));
+        let batch = 40;
+        let x = inputs(batch, 9);
+        let (policy, wdl) = exact.forward(x.as_slice().unwrap()).unwrap();
+        let (q_policy, q_wdl) = int8.forward(x.as_slice().unwrap()).unwrap();
+        let spread = |a: &Array2<f32>| {
+            let mean = a.mean().unwrap();
+            (a.mapv(|v| (v - mean).powi(2)).mean().unwrap()).sqrt()
+        };
+        let error = |a: &Array2<f32>, b: &Array2<f32>| ((a - b).mapv(|v| v * v).mean().unwrap()).sqrt();
+        assert!(
+            error(&policy, &q_policy) < 0.05 * spread(&policy),
+            "policy error {}",
+            error(&policy, &q_policy)
+        );
+        assert!(error(&wdl, &q_wdl) < 0.05 * spread(&wdl).max(0.1), "value error {}", error(&wdl, &q_wdl));
+        let best = |row: ndarray::ArrayView1<'_, f32>| {
+            row.iter().enumerate().fold((0, f32::MIN), |m, (i, &v)| if v > m.1 { (i, v) } else { m }).0
+        };
+        let agree =
+            policy.outer_iter().zip(q_policy.outer_iter()).filter(|(a, b)| best(*a) == best(*b)).count();
+        assert!(agree * 10 >= batch * 9, "the same best move on {agree} of {batch} positions");
+
+        let (one_policy, one_wdl) = int8.forward(&x.as_slice().unwrap()[..INPUT_SIZE * 3]).unwrap();
+        assert_eq!(one_policy.view(), q_policy.slice(ndarray::s![..3, ..]));
+        assert_eq!(one_wdl.view(), q_wdl.slice(ndarray::s![..3, ..]));
+        assert!(exact.with_precision(Precision::F32).unwrap().int8.is_none());
     }
 }

@@ -162,6 +162,40 @@ impl BatchEvaluator {
         Ok(BatchEvaluator { net, device, cpu, cache })
     }
 
+    /// The same evaluator with [`CpuNet`]'s products on `kernel` (a comparison; the default is
+    /// the fastest this CPU runs). Nothing changes on a device burn runs.
+    ///
+    /// # Errors
+    /// [`EvalError::Backend`] if this CPU lacks the kernel's instructions.
+    pub fn with_cpu_kernel(mut self, kernel: crate::CpuKernel) -> Result<BatchEvaluator, EvalError> {
+        if let Some(cpu) = self.cpu.take() {
+            self.cpu = Some(cpu.with_kernel(kernel)?);
+        }
+        Ok(self)
+    }
+
+    /// The same evaluator with [`CpuNet`]'s products in `precision`. Nothing changes on a
+    /// device burn runs.
+    ///
+    /// # Errors
+    /// [`EvalError::Backend`] if this CPU lacks the precision's instructions.
+    pub fn with_cpu_precision(mut self, precision: crate::CpuPrecision) -> Result<BatchEvaluator, EvalError> {
+        if let Some(cpu) = self.cpu.take() {
+            self.cpu = Some(cpu.with_precision(precision)?);
+        }
+        Ok(self)
+    }
+
+    /// The precision of [`CpuNet`]'s products, `None` where burn runs the pass.
+    pub fn cpu_precision(&self) -> Option<crate::CpuPrecision> {
+        self.cpu.as_ref().map(CpuNet::precision)
+    }
+
+    /// The kernel of [`CpuNet`]'s products, `None` where burn runs the pass.
+    pub fn cpu_kernel(&self) -> Option<crate::CpuKernel> {
+        self.cpu.as_ref().map(CpuNet::kernel)
+    }
+
     /// Whether the forward pass runs in [`CpuNet`] rather than burn.
     pub fn runs_outside_burn(&self) -> bool {
         self.cpu.is_some()

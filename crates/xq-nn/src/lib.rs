@@ -31,7 +31,7 @@ pub mod train;
 pub use checkpoint::{
     CheckpointError, CheckpointMeta, load_checkpoint, read_metadata, resolve_checkpoint, save_checkpoint,
 };
-pub use cpu_inference::CpuNet;
+pub use cpu_inference::{CpuNet, Kernel as CpuKernel, Precision as CpuPrecision};
 pub use device::{DeviceError, DeviceSetting};
 pub use encoding::{ENCODING_VERSION, INPUT_PLANES, INPUT_SIZE, encode_position};
 pub use evaluator::{BatchEvaluator, CacheStats, EvalError, EvalRequest, Evaluation};
@@ -41,4 +41,5 @@ pub use policy::{POLICY_SIZE, mirror_index, policy_index, policy_move};
 pub use spec::{BuiltEvaluator, EvaluatorSpec, SHARED_MAX_BATCH, SpecError};
 pub use train::{
     OptimizerConfig, OptimizerKind, StepLosses, StepMetrics, TrainBatch, TrainError, Trainer, evaluate_batch,
+    metrics_from_logits,
 };

@@ -25,6 +25,7 @@ use xq_mcts::{BuiltinEvaluator, Evaluator, SharedEvaluator};
 use std::sync::Arc;
 
 use crate::checkpoint::{CheckpointError, load_checkpoint, resolve_checkpoint};
+use crate::cpu_inference::Precision as CpuPrecision;
 use crate::device::{DeviceError, DeviceSetting};
 use crate::evaluator::BatchEvaluator;
 use crate::net_evaluator::{DEFAULT_CACHE_POSITIONS, DEFAULT_EVAL_BATCH, NetEvaluator};
@@ -44,6 +45,8 @@ pub enum EvaluatorSpec {
         path: PathBuf,
         /// Where the network runs.
         device: DeviceSetting,
+        /// The arithmetic of its products on the CPU (`f32` unless a config says `int8`).
+        precision: CpuPrecision,
     },
 }
 
@@ -81,13 +84,29 @@ impl std::fmt::Debug for BuiltEvaluator {
 impl EvaluatorSpec {
     /// A checkpoint on the CPU.
     pub fn checkpoint(path: impl Into<PathBuf>) -> EvaluatorSpec {
-        EvaluatorSpec::Checkpoint { path: path.into(), device: DeviceSetting::Cpu }
+        EvaluatorSpec::Checkpoint {
+            path: path.into(),
+            device: DeviceSetting::Cpu,
+            precision: CpuPrecision::F32,
+        }
     }
 
     /// The same spec with a network placed on `device` (built-ins are unchanged).
     pub fn on_device(self, device: DeviceSetting) -> EvaluatorSpec {
         match self {
-            EvaluatorSpec::Checkpoint { path, .. } => EvaluatorSpec::Checkpoint { path, device },
+            EvaluatorSpec::Checkpoint { path, precision, .. } => {
+                EvaluatorSpec::Checkpoint { path, device, precision }
+            }
+            builtin => builtin,
+        }
+    }
+
+    /// The same spec with a network's CPU products in `precision` (built-ins are unchanged).
+    pub fn with_precision(self, precision: CpuPrecision) -> EvaluatorSpec {
+        match self {
+            EvaluatorSpec::Checkpoint { path, device, .. } => {
+                EvaluatorSpec::Checkpoint { path, device, precision }
+            }
             builtin => builtin,
         }
     }
@@ -117,11 +136,15 @@ impl EvaluatorSpec {
                 model_id: b.name().to_string(),
                 trained_rules: None,
             }),
-            EvaluatorSpec::Checkpoint { path, device } => {
+            EvaluatorSpec::Checkpoint { path, device, precision } => {
                 let stem = resolve_checkpoint(path)?;
                 let device = device.device()?;
                 let (net, meta) = load_checkpoint(&stem, None, &device)?;
                 let network = BatchEvaluator::new(net, device, DEFAULT_CACHE_POSITIONS)
+                    .and_then(|network| match precision {
+                        CpuPrecision::F32 => Ok(network),
+                        other => network.with_cpu_precision(*other),
+                    })
                     .map_err(|source| CheckpointError::Network { path: stem.clone(), source })?;
                 let network = Arc::new(network);
                 let evaluator = NetEvaluator::new(network, DEFAULT_EVAL_BATCH).with_model_id(&meta.model_id);
@@ -177,15 +200,22 @@ enum SpecTable {
         path: PathBuf,
         #[serde(default)]
         device: DeviceSetting,
+        #[serde(default, skip_serializing_if = "is_f32")]
+        precision: CpuPrecision,
     },
+}
+
+fn is_f32(precision: &CpuPrecision) -> bool {
+    *precision == CpuPrecision::F32
 }
 
 impl Serialize for EvaluatorSpec {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
             EvaluatorSpec::Builtin(b) => serializer.serialize_str(b.name()),
-            EvaluatorSpec::Checkpoint { path, device } => {
-                SpecTable::Checkpoint { path: path.clone(), device: *device }.serialize(serializer)
+            EvaluatorSpec::Checkpoint { path, device, precision } => {
+                SpecTable::Checkpoint { path: path.clone(), device: *device, precision: *precision }
+                    .serialize(serializer)
             }
         }
     }
@@ -214,7 +244,9 @@ impl<'de> Deserialize<'de> for EvaluatorSpec {
                 Ok(match SpecTable::deserialize(de::value::MapAccessDeserializer::new(map))? {
                     SpecTable::Uniform => EvaluatorSpec::Builtin(BuiltinEvaluator::Uniform),
                     SpecTable::Material => EvaluatorSpec::Builtin(BuiltinEvaluator::Material),
-                    SpecTable::Checkpoint { path, device } => EvaluatorSpec::Checkpoint { path, device },
+                    SpecTable::Checkpoint { path, device, precision } => {
+                        EvaluatorSpec::Checkpoint { path, device, precision }
+                    }
                 })
             }
         }
@@ -231,7 +263,12 @@ mod tests {
     fn specs_round_trip_through_json() {
         for spec in [
             EvaluatorSpec::Builtin(BuiltinEvaluator::Uniform),
-            EvaluatorSpec::Checkpoint { path: "models/x".into(), device: DeviceSetting::Gpu },
+            EvaluatorSpec::Checkpoint {
+                path: "models/x".into(),
+                device: DeviceSetting::Gpu,
+                precision: CpuPrecision::F32,
+            },
+            EvaluatorSpec::checkpoint("models/y").with_precision(CpuPrecision::Int8),
         ] {
             let text = serde_json::to_string(&spec).unwrap();
             assert_eq!(serde_json::from_str::<EvaluatorSpec>(&text).unwrap(), spec, "{text}");
@@ -239,6 +276,14 @@ mod tests {
         let e = serde_json::from_str::<EvaluatorSpec>(r#"{"kind": "checkpoint", "path": "x", "cache": 3}"#)
             .unwrap_err();
         assert!(e.to_string().contains("cache"), "{e}");
+        let int8: EvaluatorSpec =
+            toml::from_str::<toml::Table>(r#"e = { kind = "checkpoint", path = "x", precision = "int8" }"#)
+                .unwrap()["e"]
+                .clone()
+                .try_into()
+                .unwrap();
+        assert!(matches!(int8, EvaluatorSpec::Checkpoint { precision: CpuPrecision::Int8, .. }));
+        assert!(!serde_json::to_string(&EvaluatorSpec::checkpoint("x")).unwrap().contains("precision"));
     }
 
     #[test]

@@ -350,6 +350,59 @@ pub fn evaluate_batch(
     })
 }
 
+/// The metrics of [`evaluate_batch`] from logits computed elsewhere (by [`crate::CpuNet`] at
+/// any precision), on the host in `f64`: a validation pass of a frozen network.
+///
+/// # Errors
+/// [`TrainError`] if the batch is malformed or the logits do not match it.
+pub fn metrics_from_logits(
+    policy_logits: &ndarray::Array2<f32>,
+    wdl_logits: &ndarray::Array2<f32>,
+    batch: &TrainBatch,
+) -> Result<StepMetrics, TrainError> {
+    batch.validate()?;
+    for (array, logits, target) in
+        [("policy logits", policy_logits, &batch.policy), ("wdl logits", wdl_logits, &batch.wdl)]
+    {
+        if logits.dim() != target.dim() {
+            return Err(TrainError::BatchShape {
+                array,
+                found: logits.shape().to_vec(),
+                expected: target.shape().to_vec(),
+            });
+        }
+    }
+    let cross_entropy = |logits: &ndarray::Array2<f32>, target: &ndarray::Array2<f32>, weights: &[f32]| {
+        let total: f64 = weights.iter().map(|&w| f64::from(w)).sum();
+        if total <= 0.0 {
+            return 0.0;
+        }
+        let mut sum = 0.0f64;
+        for ((row, target), &w) in logits.outer_iter().zip(target.outer_iter()).zip(weights) {
+            let max = row.iter().fold(f32::MIN, |m, &v| m.max(v));
+            let log_total = row.iter().map(|&v| f64::from(v - max).exp()).sum::<f64>().ln();
+            let dot: f64 =
+                row.iter().zip(target).map(|(&v, &t)| f64::from(t) * (f64::from(v - max) - log_total)).sum();
+            sum -= f64::from(w) * dot;
+        }
+        (sum / total) as f32
+    };
+    let policy_weight = batch.weights(&batch.policy_weight);
+    let value_weight = batch.weights(&batch.value_weight);
+    let policy = cross_entropy(policy_logits, &batch.policy, &policy_weight);
+    let value = cross_entropy(wdl_logits, &batch.wdl, &value_weight);
+    let flat = |a: &ndarray::Array2<f32>| a.iter().copied().collect::<Vec<f32>>();
+    let (policy_top1, policy_samples) = agreement(&flat(policy_logits), &batch.policy.view(), &policy_weight);
+    let (value_accuracy, value_samples) = agreement(&flat(wdl_logits), &batch.wdl.view(), &value_weight);
+    Ok(StepMetrics {
+        losses: StepLosses { policy, value, total: policy + value },
+        policy_top1,
+        value_accuracy,
+        policy_samples,
+        value_samples,
+    })
+}
+
 /// A network being trained, with its optimiser state.
 pub struct Trainer {
     net: Option<PolicyValueNet>,

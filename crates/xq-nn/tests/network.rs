@@ -326,3 +326,19 @@ fn configs_are_checked() {
     let err = PolicyValueNet::new(&ModelConfig::new(100_000, 64), &Device::flex()).unwrap_err();
     assert!(err.to_string().contains("blocks"), "{err}");
 }
+
+#[test]
+fn metrics_from_a_frozen_networks_logits_equal_the_validation_pass() {
+    let (net, _, mut batch) = trained_net();
+    batch.value_weight = Some(ndarray::Array1::from_vec(vec![1.0, 0.0, 2.0, 1.0, 1.0, 0.5, 1.0, 1.0]));
+    let device = Device::flex();
+    let burn = xq_nn::evaluate_batch(&net, &batch, 1.0, &device).unwrap();
+    let (policy, wdl) = logits(&net, &batch.inputs);
+    let host = xq_nn::metrics_from_logits(&policy, &wdl, &batch).unwrap();
+    assert!((burn.losses.policy - host.losses.policy).abs() < 1e-4, "{burn:?} vs {host:?}");
+    assert!((burn.losses.value - host.losses.value).abs() < 1e-4, "{burn:?} vs {host:?}");
+    assert_eq!((burn.policy_top1, burn.value_accuracy), (host.policy_top1, host.value_accuracy));
+    assert_eq!((burn.policy_samples, burn.value_samples), (8, 7));
+    let short = policy.slice(ndarray::s![..3, ..]).to_owned();
+    assert!(matches!(xq_nn::metrics_from_logits(&short, &wdl, &batch), Err(TrainError::BatchShape { .. })));
+}

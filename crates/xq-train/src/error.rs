@@ -86,6 +86,9 @@ pub enum TrainError {
     /// An optimisation step failed.
     #[error("training step: {0}")]
     Step(#[from] xq_nn::TrainError),
+    /// A frozen network's forward pass failed.
+    #[error("forward pass: {0}")]
+    Evaluate(#[from] xq_nn::EvalError),
     /// The model config is unusable.
     #[error("model: {0}")]
     Model(#[from] xq_nn::ConfigError),

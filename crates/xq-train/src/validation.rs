@@ -20,7 +20,7 @@ use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
 use xq_core::Position;
 use xq_mcts::MaterialEvaluator;
-use xq_nn::{PolicyValueNet, StepMetrics, evaluate_batch};
+use xq_nn::{CpuNet, PolicyValueNet, StepMetrics, evaluate_batch, metrics_from_logits};
 
 use crate::config::DataSection;
 use crate::csv_log::{self, CsvRow};
@@ -226,12 +226,32 @@ impl ValidationSet {
         step: u64,
         device: &Device,
     ) -> Result<ValidationScore, TrainError> {
+        self.score_batches(step, |batch| Ok(evaluate_batch(net, batch, 1.0, device)?))
+    }
+
+    /// Scores a network frozen for the CPU, at whatever precision it runs: what search sees.
+    ///
+    /// # Errors
+    /// [`TrainError::Evaluate`] if a forward pass fails.
+    pub fn score_frozen(&self, net: &CpuNet, step: u64) -> Result<ValidationScore, TrainError> {
+        self.score_batches(step, |batch| {
+            let inputs = batch.inputs.as_standard_layout();
+            // Standard layout always has a slice; an empty one would be refused as a shape below.
+            let (policy, wdl) = net.forward(inputs.as_slice().unwrap_or_default())?;
+            Ok(metrics_from_logits(&policy, &wdl, batch)?)
+        })
+    }
+
+    fn score_batches(
+        &self,
+        step: u64,
+        mut metrics: impl FnMut(&xq_nn::TrainBatch) -> Result<StepMetrics, TrainError>,
+    ) -> Result<ValidationScore, TrainError> {
         let mut sums = Sums::default();
         let indices: Vec<(usize, bool)> = (0..self.dataset.len()).map(|i| (i, false)).collect();
         for chunk in indices.chunks(EVAL_BATCH) {
             let batch = self.dataset.batch(chunk);
-            let metrics = evaluate_batch(net, &batch, 1.0, device)?;
-            sums.add(&metrics);
+            sums.add(&metrics(&batch)?);
         }
         Ok(ValidationScore {
             step,

@@ -252,6 +252,15 @@ pub fn run_event(
         event.issued().iter().filter(|g| !recorded.contains(&g.game)).copied().collect();
     waiting.make_contiguous().sort_by_key(|g| g.game);
 
+    if !waiting.is_empty() || !event.is_finished() {
+        // A network that cannot be loaded (a wrong path, a precision this CPU lacks) is a
+        // mistake in the config, not a game forfeited by the player: say so before playing.
+        for (spec, network) in config.players.iter().zip(&ctx.networks) {
+            if let Err(message) = network.get_or_init(|| spec.load_network().map_err(|e| e.to_string())) {
+                return Err(RunError::Config(format!("player {:?}: {message}", spec.name())));
+            }
+        }
+    }
     let mut journal = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
