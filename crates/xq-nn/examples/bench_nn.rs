@@ -3,7 +3,7 @@
 //! ```sh
 //! cargo run --release -p xq-nn --example bench_nn -- [--threads 1,2] [--nets 6x64,4x32]
 //!     [--norms batch_norm,skip_init] [--seconds 1.0] [--reps 5]
-//!     [--kernels portable,avx2,avx512] [--precisions f32,int8] [--engines burn,cpunet]
+//!     [--kernels portable,avx2,avx512] [--precisions f32,int8] [--engines burn,cpunet,host]
 //! ```
 //!
 //! Prints a markdown table in the same format as `scripts/bench_torch.sh`: inference
@@ -13,7 +13,9 @@
 //! measured by burn and by [`xq_nn::CpuNet`] (what search uses on the CPU), once for each of its
 //! kernels in `--kernels` (default: every one this CPU runs; the fastest is what search gets),
 //! and in 8 bits when `--precisions` has `int8` (default where the CPU has AVX-512 VNNI).
-//! `--engines cpunet` leaves burn out.
+//! Training is measured with burn's autodiff (the `burn` row) and with the host gradient pass
+//! (`xq host gradients`, what `Trainer` uses on the CPU); both apply burn's AdamW.
+//! `--engines` picks the rows: `burn`, `cpunet` (inference) and `host` (training).
 
 use std::time::Instant;
 
@@ -22,8 +24,8 @@ use burn::tensor::Device;
 use ndarray::{Array2, Array4};
 use xq_nn::encoding::{BOARD_COLS, BOARD_ROWS, INPUT_PLANES};
 use xq_nn::{
-    BatchEvaluator, CpuKernel, CpuNet, CpuPrecision, ModelConfig, OptimizerConfig, POLICY_SIZE,
-    PolicyValueNet, TrainBatch, Trainer, TrunkNorm,
+    BatchEvaluator, CpuKernel, CpuNet, CpuPrecision, GradientEngine, ModelConfig, OptimizerConfig,
+    POLICY_SIZE, PolicyValueNet, TrainBatch, Trainer, TrunkNorm,
 };
 
 struct Args {
@@ -35,6 +37,8 @@ struct Args {
     kernels: Vec<CpuKernel>,
     int8: bool,
     burn: bool,
+    cpunet: bool,
+    host: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -47,6 +51,8 @@ fn parse_args() -> Result<Args, String> {
         kernels: CpuKernel::ALL.into_iter().filter(|k| k.is_supported()).collect(),
         int8: CpuPrecision::Int8.is_supported(),
         burn: true,
+        cpunet: true,
+        host: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -104,10 +110,12 @@ fn parse_args() -> Result<Args, String> {
             }
             "--engines" => {
                 let engines: Vec<&str> = value.split(',').collect();
-                if let Some(other) = engines.iter().find(|e| !matches!(**e, "burn" | "cpunet")) {
+                if let Some(other) = engines.iter().find(|e| !matches!(**e, "burn" | "cpunet" | "host")) {
                     return Err(bad(other));
                 }
                 args.burn = engines.contains(&"burn");
+                args.cpunet = engines.contains(&"cpunet");
+                args.host = engines.contains(&"host");
             }
             _ => return Err(format!("unknown flag {flag}")),
         }
@@ -150,14 +158,15 @@ const BATCHES: [usize; 4] = [1, 16, 64, 256];
 /// Positions/s at each of [`BATCHES`], under a name.
 type NamedRates = (String, [f64; 4]);
 
-/// figures of [`xq_nn::CpuNet`] on each kernel of `args.kernels` and in int8, named.
-fn bench(config: &ModelConfig, args: &Args) -> (Option<[f64; 5]>, Vec<NamedRates>) {
+/// figures of [`xq_nn::CpuNet`] on each kernel of `args.kernels` and in int8, named, and the
+/// training samples/s of the host gradient pass.
+fn bench(config: &ModelConfig, args: &Args) -> (Option<[f64; 5]>, Vec<NamedRates>, Option<f64>) {
     let device = Device::flex();
     let net = match PolicyValueNet::new(config, &device) {
         Ok(net) => net,
         Err(e) => {
             eprintln!("{e}");
-            return (None, Vec::new());
+            return (None, Vec::new(), None);
         }
     };
     let inputs: Vec<Array4<f32>> =
@@ -177,6 +186,9 @@ fn bench(config: &ModelConfig, args: &Args) -> (Option<[f64; 5]>, Vec<NamedRates
         let int8 = frozen.clone().with_precision(CpuPrecision::Int8).expect("int8 is checked when parsed");
         variants.push((format!("int8 ({} stem)", int8.kernel().name()), int8));
     }
+    if !args.cpunet {
+        variants.clear();
+    }
     let cpu = variants
         .into_iter()
         .map(|(name, frozen)| {
@@ -193,8 +205,37 @@ fn bench(config: &ModelConfig, args: &Args) -> (Option<[f64; 5]>, Vec<NamedRates
             (name, rates)
         })
         .collect();
+    let batch = 256;
+    let mut policy = Array2::<f32>::zeros((batch, POLICY_SIZE));
+    let mut wdl = Array2::<f32>::zeros((batch, 3));
+    for i in 0..batch {
+        policy[[i, (i * 7) % POLICY_SIZE]] = 0.5;
+        policy[[i, (i * 13 + 1) % POLICY_SIZE]] = 0.5;
+        wdl[[i, i % 3]] = 1.0;
+    }
+    let train_batch = TrainBatch::new(sample_inputs(batch, 99), policy, wdl);
+    let train = |engine: GradientEngine| match Trainer::new(
+        net.clone(),
+        OptimizerConfig::default(),
+        &device.clone().autodiff(),
+    ) {
+        Ok(trainer) => {
+            let mut trainer = trainer.with_gradients(engine);
+            batch as f64
+                * timed(args.seconds, args.reps, || {
+                    if let Err(e) = trainer.step(&train_batch) {
+                        eprintln!("{e}");
+                    }
+                })
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            0.0
+        }
+    };
+    let host = args.host.then(|| train(GradientEngine::Host));
     if !args.burn {
-        return (None, cpu);
+        return (None, cpu, host);
     }
     let mut out = [0.0; 5];
     let evaluator = BatchEvaluator::new(net.clone(), device.clone(), 0).expect("a network in memory freezes");
@@ -206,27 +247,8 @@ fn bench(config: &ModelConfig, args: &Args) -> (Option<[f64; 5]>, Vec<NamedRates
                 }
             });
     }
-    let batch = 256;
-    let mut policy = Array2::<f32>::zeros((batch, POLICY_SIZE));
-    let mut wdl = Array2::<f32>::zeros((batch, 3));
-    for i in 0..batch {
-        policy[[i, (i * 7) % POLICY_SIZE]] = 0.5;
-        policy[[i, (i * 13 + 1) % POLICY_SIZE]] = 0.5;
-        wdl[[i, i % 3]] = 1.0;
-    }
-    let train_batch = TrainBatch::new(sample_inputs(batch, 99), policy, wdl);
-    match Trainer::new(net, OptimizerConfig::default(), &device.clone().autodiff()) {
-        Ok(mut trainer) => {
-            out[4] = batch as f64
-                * timed(args.seconds, args.reps, || {
-                    if let Err(e) = trainer.step(&train_batch) {
-                        eprintln!("{e}");
-                    }
-                });
-        }
-        Err(e) => eprintln!("{e}"),
-    }
-    (Some(out), cpu)
+    out[4] = train(GradientEngine::Burn);
+    (Some(out), cpu, host)
 }
 
 fn main() {
@@ -256,7 +278,7 @@ fn main() {
                         std::process::exit(1);
                     }
                 };
-                let ((r, cpu), named) =
+                let ((r, cpu, host), named) =
                     pool.install(|| (bench(&config, &args), rayon::current_num_threads()));
                 let norm_name = match norm {
                     TrunkNorm::BatchNorm => "batch_norm",
@@ -272,6 +294,11 @@ fn main() {
                     println!(
                         "| xq CpuNet {name} | {blocks}x{channels} | {norm_name} | {named} | {:.0} | {:.0} | {:.0} | {:.0} | – |",
                         c[0], c[1], c[2], c[3]
+                    );
+                }
+                if let Some(host) = host {
+                    println!(
+                        "| xq host gradients | {blocks}x{channels} | {norm_name} | {named} | – | – | – | – | {host:.0} |"
                     );
                 }
             }

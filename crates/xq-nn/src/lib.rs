@@ -22,6 +22,7 @@ pub mod cpu_inference;
 pub mod device;
 pub mod encoding;
 pub mod evaluator;
+mod host_gradients;
 pub mod model;
 pub mod net_evaluator;
 pub mod policy;
@@ -40,6 +41,6 @@ pub use net_evaluator::{DEFAULT_CACHE_POSITIONS, DEFAULT_EVAL_BATCH, NetEvaluato
 pub use policy::{POLICY_SIZE, mirror_index, policy_index, policy_move};
 pub use spec::{BuiltEvaluator, EvaluatorSpec, SHARED_MAX_BATCH, SpecError};
 pub use train::{
-    OptimizerConfig, OptimizerKind, StepLosses, StepMetrics, TrainBatch, TrainError, Trainer, evaluate_batch,
-    metrics_from_logits,
+    GradientEngine, OptimizerConfig, OptimizerKind, StepLosses, StepMetrics, TrainBatch, TrainError, Trainer,
+    evaluate_batch, metrics_from_logits,
 };

@@ -14,6 +14,7 @@ use ndarray::{Array1, Array2, Array4};
 use serde::{Deserialize, Serialize};
 
 use crate::encoding::{BOARD_COLS, BOARD_ROWS, INPUT_PLANES};
+use crate::host_gradients::{Workspace, host_gradients};
 use crate::model::PolicyValueNet;
 use crate::policy::POLICY_SIZE;
 
@@ -102,6 +103,32 @@ impl OptimizerConfig {
     }
 }
 
+/// How a training step computes its gradients. Either way burn's optimiser applies them, so
+/// checkpoints and optimiser state are the same; the two differ by float rounding only (tested).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GradientEngine {
+    /// [`GradientEngine::Host`] on the CPU device, [`GradientEngine::Burn`] on a GPU.
+    #[default]
+    Auto,
+    /// The forward and backward pass as large matrix products on the host
+    /// (`host_gradients.rs`), several times faster than burn's autodiff on the CPU.
+    Host,
+    /// burn's autodiff on the training device.
+    Burn,
+}
+
+impl GradientEngine {
+    /// The engine that runs on `device`: `Auto` resolved.
+    pub fn resolve(self, device: &Device) -> GradientEngine {
+        match self {
+            GradientEngine::Auto if device.clone().inner() == Device::flex() => GradientEngine::Host,
+            GradientEngine::Auto => GradientEngine::Burn,
+            engine => engine,
+        }
+    }
+}
+
 /// A training batch on the host.
 #[derive(Clone, Debug)]
 pub struct TrainBatch {
@@ -166,7 +193,7 @@ impl TrainBatch {
     }
 
     /// The weights of one loss as a vector (all 1 when not given).
-    fn weights(&self, weights: &Option<Array1<f32>>) -> Vec<f32> {
+    pub(crate) fn weights(&self, weights: &Option<Array1<f32>>) -> Vec<f32> {
         match weights {
             Some(w) => w.to_vec(),
             None => vec![1.0; self.len()],
@@ -210,6 +237,9 @@ pub enum TrainError {
     /// The optimiser state could not be encoded or decoded.
     #[error("optimizer state: {0}")]
     OptimizerState(String),
+    /// A weight could not be read back from the backend as `f32`.
+    #[error("reading the network's weights: {0}")]
+    Backend(String),
 }
 
 /// Losses of one step (weighted means over the batch).
@@ -412,6 +442,9 @@ pub struct Trainer {
     steps: u64,
     /// State tensors right after [`Trainer::restore`], checked after the next step.
     restored_tensors: Option<usize>,
+    /// [`GradientEngine::Host`] or [`GradientEngine::Burn`] (resolved).
+    gradients: GradientEngine,
+    workspace: Workspace,
 }
 
 impl Trainer {
@@ -432,7 +465,21 @@ impl Trainer {
             device: device.clone(),
             steps: 0,
             restored_tensors: None,
+            gradients: GradientEngine::Auto.resolve(device),
+            workspace: Workspace::default(),
         })
+    }
+
+    /// The same trainer computing its gradients with `engine` (`Auto`: the host pass on the
+    /// CPU, burn's autodiff on a GPU, which is also what [`Trainer::new`] chooses).
+    pub fn with_gradients(mut self, engine: GradientEngine) -> Trainer {
+        self.gradients = engine.resolve(&self.device);
+        self
+    }
+
+    /// The engine the steps compute their gradients with (never `Auto`).
+    pub fn gradients(&self) -> GradientEngine {
+        self.gradients
     }
 
     /// Steps taken (including those before a [`Trainer::restore`]).
@@ -479,16 +526,41 @@ impl Trainer {
         };
         let policy_weight = batch.weights(&batch.policy_weight);
         let value_weight = batch.weights(&batch.value_weight);
-        let inputs: Tensor<4> = array_to_tensor(&batch.inputs, &self.device);
-        let policy_target: Tensor<2> = array_to_tensor(&batch.policy, &self.device);
-        let wdl_target: Tensor<2> = array_to_tensor(&batch.wdl, &self.device);
-        let (policy_logits, wdl_logits) = net.forward(inputs);
-        let policy_loss =
-            weighted_cross_entropy(policy_logits.clone(), policy_target, &policy_weight, &self.device);
-        let value_loss = weighted_cross_entropy(wdl_logits.clone(), wdl_target, &value_weight, &self.device);
-        let total = policy_loss.clone().add(value_loss.clone().mul_scalar(self.config.value_loss_weight));
-        let grads = GradientsParams::from_grads(total.backward(), &net);
-        let net = self.optimizer.step(learning_rate, net, grads);
+        let (net, losses, policy_logits, wdl_logits) = if self.gradients == GradientEngine::Host {
+            let vlw = self.config.value_loss_weight;
+            let (grads, step) = match host_gradients(&net, batch, vlw, &mut self.workspace, &self.device) {
+                Ok(result) => result,
+                Err(error) => {
+                    self.net = Some(net);
+                    return Err(error);
+                }
+            };
+            let net = self.optimizer.step(learning_rate, net, grads);
+            let losses = StepLosses {
+                policy: step.policy_loss,
+                value: step.value_loss,
+                total: step.policy_loss + vlw * step.value_loss,
+            };
+            (net, losses, step.policy_logits, step.wdl_logits)
+        } else {
+            let inputs: Tensor<4> = array_to_tensor(&batch.inputs, &self.device);
+            let policy_target: Tensor<2> = array_to_tensor(&batch.policy, &self.device);
+            let wdl_target: Tensor<2> = array_to_tensor(&batch.wdl, &self.device);
+            let (policy_logits, wdl_logits) = net.forward(inputs);
+            let policy_loss =
+                weighted_cross_entropy(policy_logits.clone(), policy_target, &policy_weight, &self.device);
+            let value_loss =
+                weighted_cross_entropy(wdl_logits.clone(), wdl_target, &value_weight, &self.device);
+            let total = policy_loss.clone().add(value_loss.clone().mul_scalar(self.config.value_loss_weight));
+            let grads = GradientsParams::from_grads(total.backward(), &net);
+            let net = self.optimizer.step(learning_rate, net, grads);
+            let losses = StepLosses {
+                policy: policy_loss.into_scalar::<f32>(),
+                value: value_loss.into_scalar::<f32>(),
+                total: total.into_scalar::<f32>(),
+            };
+            (net, losses, tensor_values(policy_logits.detach()), tensor_values(wdl_logits.detach()))
+        };
         self.net = Some(net);
         self.steps += 1;
         if let Some(restored) = self.restored_tensors.take() {
@@ -502,21 +574,9 @@ impl Trainer {
                 )));
             }
         }
-        let (policy_top1, policy_samples) =
-            agreement(&tensor_values(policy_logits.detach()), &batch.policy.view(), &policy_weight);
-        let (value_accuracy, value_samples) =
-            agreement(&tensor_values(wdl_logits.detach()), &batch.wdl.view(), &value_weight);
-        Ok(StepMetrics {
-            losses: StepLosses {
-                policy: policy_loss.into_scalar::<f32>(),
-                value: value_loss.into_scalar::<f32>(),
-                total: total.into_scalar::<f32>(),
-            },
-            policy_top1,
-            value_accuracy,
-            policy_samples,
-            value_samples,
-        })
+        let (policy_top1, policy_samples) = agreement(&policy_logits, &batch.policy.view(), &policy_weight);
+        let (value_accuracy, value_samples) = agreement(&wdl_logits, &batch.wdl.view(), &value_weight);
+        Ok(StepMetrics { losses, policy_top1, value_accuracy, policy_samples, value_samples })
     }
 
     /// The optimiser's state (moments, step counts) as a burnpack byte buffer, keyed by the

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use xq_nn::{ModelConfig, OptimizerKind};
+use xq_nn::{GradientEngine, ModelConfig, OptimizerKind};
 
 use crate::error::TrainError;
 
@@ -161,11 +161,21 @@ pub struct TrainSection {
     /// Threads for the tensor kernels; 0 = rayon's default (`RAYON_NUM_THREADS` or one per
     /// core). Default 0.
     pub threads: usize,
+    /// How a step computes its gradients: `auto` (default: the host pass on the CPU, burn's
+    /// autodiff on a GPU), `host` or `burn`. Both give the same step to float rounding.
+    pub gradients: GradientEngine,
 }
 
 impl Default for TrainSection {
     fn default() -> Self {
-        TrainSection { steps: 1000, checkpoint_every: 500, log_every: 10, seed: 1, threads: 0 }
+        TrainSection {
+            steps: 1000,
+            checkpoint_every: 500,
+            log_every: 10,
+            seed: 1,
+            threads: 0,
+            gradients: GradientEngine::Auto,
+        }
     }
 }
 
@@ -188,7 +198,8 @@ pub struct TrainConfig {
 
 /// Keys that may change between a run and its resumption: they change how often things are
 /// written or how fast they run, not what is computed.
-pub const RESUMABLE_KEYS: [&str; 3] = ["train.checkpoint_every", "train.log_every", "train.threads"];
+pub const RESUMABLE_KEYS: [&str; 4] =
+    ["train.checkpoint_every", "train.log_every", "train.threads", "train.gradients"];
 
 impl TrainConfig {
     /// A config with the given model and every other section at its defaults.

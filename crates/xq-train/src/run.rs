@@ -298,7 +298,8 @@ fn fresh_session(
         Some(stem) => load_checkpoint(stem, Some(&config.model), device)?.0,
         None => PolicyValueNet::new(&config.model, device)?,
     };
-    let trainer = Trainer::new(net, config.optimizer.optimizer_config(), &device.clone().autodiff())?;
+    let trainer = Trainer::new(net, config.optimizer.optimizer_config(), &device.clone().autodiff())?
+        .with_gradients(config.train.gradients);
     let sampler = Sampler::new(dataset.len(), config.train.seed, config.data.mirror);
     let validation = validation_sets(config, run)?;
     let text = toml::to_string_pretty(config)
@@ -384,7 +385,8 @@ fn resume_session(
             ),
         });
     }
-    let mut trainer = Trainer::new(net, config.optimizer.optimizer_config(), &device.clone().autodiff())?;
+    let mut trainer = Trainer::new(net, config.optimizer.optimizer_config(), &device.clone().autodiff())?
+        .with_gradients(config.train.gradients);
     trainer.restore(optimizer, state.step)?;
     let sampler =
         Sampler::resume(dataset.len(), config.train.seed, config.data.mirror, state.cursor, &state.rng)
