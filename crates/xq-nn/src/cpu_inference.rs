@@ -206,7 +206,7 @@ const fn neighbours() -> [[Option<u8>; 9]; PLANE_SIZE] {
     table
 }
 
-const NEIGHBOURS: [[Option<u8>; 9]; PLANE_SIZE] = neighbours();
+pub(crate) const NEIGHBOURS: [[Option<u8>; 9]; PLANE_SIZE] = neighbours();
 
 /// One thread's buffers, grown to the largest slice it has seen.
 #[derive(Default)]

@@ -21,7 +21,8 @@ use burn::optim::GradientsParams;
 use burn::prelude::*;
 use rayon::prelude::*;
 
-use crate::encoding::{BOARD_COLS, BOARD_ROWS, INPUT_PLANES, PLANE_SIZE};
+use crate::cpu_inference::NEIGHBOURS;
+use crate::encoding::{INPUT_PLANES, PLANE_SIZE};
 use crate::model::{ConvNorm, PolicyValueNet};
 use crate::policy::POLICY_SIZE;
 use crate::train::{TrainBatch, TrainError};
@@ -29,28 +30,6 @@ use crate::train::{TrainBatch, TrainError};
 /// Positions per unit of parallel work: whole boards, so a convolution's taps never leave it.
 const CHUNK_POSITIONS: usize = 8;
 const CHUNK_ROWS: usize = CHUNK_POSITIONS * PLANE_SIZE;
-
-/// For each square and each of the 9 taps of a 3×3 kernel, the square it reads (`None` off the
-/// board: "same" padding reads 0).
-const fn neighbours() -> [[Option<u8>; 9]; PLANE_SIZE] {
-    let mut table = [[None; 9]; PLANE_SIZE];
-    let mut square = 0;
-    while square < PLANE_SIZE {
-        let (row, col) = ((square / BOARD_COLS) as isize, (square % BOARD_COLS) as isize);
-        let mut tap = 0;
-        while tap < 9 {
-            let (r, c) = (row + (tap / 3) as isize - 1, col + (tap % 3) as isize - 1);
-            if r >= 0 && r < BOARD_ROWS as isize && c >= 0 && c < BOARD_COLS as isize {
-                table[square][tap] = Some((r as usize * BOARD_COLS + c as usize) as u8);
-            }
-            tap += 1;
-        }
-        square += 1;
-    }
-    table
-}
-
-const NEIGHBOURS: [[Option<u8>; 9]; PLANE_SIZE] = neighbours();
 
 /// A read-only matrix operand: element `(i, j)` is `data[i · row_stride + j · col_stride]`, so a
 /// transpose is a swap of strides.
@@ -396,6 +375,11 @@ fn channel_sums(values: &[f32], channels: usize, f: impl Fn(f32, usize) -> f64 +
             sums
         })
         .collect();
+    add_in_order(partials, channels)
+}
+
+/// The sum of per-chunk partial sums, added in chunk order (so independent of the threads).
+fn add_in_order(partials: Vec<Vec<f64>>, channels: usize) -> Vec<f64> {
     let mut total = vec![0.0f64; channels];
     for partial in partials {
         for (t, p) in total.iter_mut().zip(partial) {
@@ -500,13 +484,7 @@ fn conv_backward(
                         sums
                     })
                     .collect();
-                let mut total = vec![0.0f64; c_out];
-                for partial in partials {
-                    for (t, p) in total.iter_mut().zip(partial) {
-                        *t += p;
-                    }
-                }
-                total
+                add_in_order(partials, c_out)
             };
             let count = rows as f64;
             let mean_grad: Vec<f32> = beta_grad.iter().map(|&s| (s / count) as f32).collect();
@@ -1005,6 +983,7 @@ pub(crate) fn host_gradients(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encoding::{BOARD_COLS, BOARD_ROWS};
     use crate::model::{ModelConfig, TrunkNorm};
     use crate::train::{GradientEngine, OptimizerConfig, Trainer};
     use burn::module::{Module, ModuleVisitor};
