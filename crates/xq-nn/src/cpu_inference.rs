@@ -35,7 +35,7 @@ mod int8;
 mod product;
 use int8::{Int8Weights, quantize};
 pub use product::Kernel;
-use product::{LeftRows, Matrix, add_product};
+pub(crate) use product::{LeftRows, Matrix, add_product};
 
 /// The arithmetic of [`CpuNet`]'s products (`"f32"` or `"int8"` in configs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -236,14 +236,14 @@ fn resized(buffer: &mut Vec<f32>, len: usize) -> &mut [f32] {
 /// read where they lie: tap `t` of row `r` is the `c_in` channels of the square that tap
 /// reaches, or zeros off the board.
 #[derive(Clone, Copy)]
-struct Taps<'a, T> {
-    input: &'a [T],
+pub(crate) struct Taps<'a, T> {
+    pub(crate) input: &'a [T],
     /// A row's width: the channels, padded for the int8 products.
-    c_in: usize,
+    pub(crate) c_in: usize,
 }
 
 /// A value a tap off the board reads as a run of zeros.
-trait OffBoard: Copy + 'static {
+pub(crate) trait OffBoard: Copy + 'static {
     const ZEROS: &'static [Self];
 }
 

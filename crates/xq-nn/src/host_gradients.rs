@@ -4,15 +4,20 @@
 //! burn's autodiff records every element-wise operation of the network (each ReLU, each add,
 //! each reshape of the heads) as a node and walks them back one by one; at the sizes this
 //! project trains on the CPU that bookkeeping costs more than the convolutions. Here each layer
-//! is one product over the whole batch (`gemm`, the kernel burn's CPU backend itself calls) and
-//! a few fused loops, the activations live in one reused [`Workspace`], and only the optimiser
-//! step stays with burn, so checkpoints and optimiser state are exactly what they were.
+//! is a few register-tiled products over the whole batch and a few fused loops, the activations
+//! live in one reused [`Workspace`], and only the optimiser step stays with burn, so checkpoints
+//! and optimiser state are exactly what they were.
 //!
 //! Layout: activations are `[rows, channels]` with `rows = batch · 90` (sample-major, then
-//! square); a 3×3 convolution multiplies an im2col matrix `[rows, 9 · c_in]` (tap-major, then
-//! input channel) by its weights `[9 · c_in, c_out]`. Work is split over rayon in chunks of a
-//! fixed number of positions and partial sums are added in chunk order, so the gradients do not
-//! depend on the number of threads.
+//! square), CpuNet's layout, and a 3×3 convolution's weights are `[9 · c_in, c_out]` (tap-major,
+//! then input channel). No im2col copy is made: the forward pass and the input gradient run in
+//! CpuNet's kernels ([`add_product`]), which read a row's nine taps where they lie (the input
+//! gradient is the 3×3 convolution of the output gradient with each tap's weights transposed
+//! and the taps mirrored), and the weight gradient in its own kernel
+//! (`host_gradients/weight_gradient.rs`). The dense head layers and the 1×1 convolutions'
+//! gradients use `gemm`. Work is split over rayon in chunks of a fixed number of positions
+//! and partial sums are added in chunk order, so the gradients do not depend on the number of
+//! threads.
 
 use burn::module::Param;
 use burn::nn::BatchNorm;
@@ -21,11 +26,16 @@ use burn::optim::GradientsParams;
 use burn::prelude::*;
 use rayon::prelude::*;
 
-use crate::cpu_inference::NEIGHBOURS;
+use ndarray::Array2;
+
+use crate::cpu_inference::{Kernel, Matrix, Taps, add_product};
 use crate::encoding::{INPUT_PLANES, PLANE_SIZE};
 use crate::model::{ConvNorm, PolicyValueNet};
 use crate::policy::POLICY_SIZE;
 use crate::train::{TrainBatch, TrainError};
+
+mod weight_gradient;
+use weight_gradient::weight_gradient;
 
 /// Positions per unit of parallel work: whole boards, so a convolution's taps never leave it.
 const CHUNK_POSITIONS: usize = 8;
@@ -131,7 +141,11 @@ struct HostConv {
     taps: usize,
     c_in: usize,
     c_out: usize,
-    weight: Vec<f32>,
+    weight: Array2<f32>,
+    /// A 3×3 convolution's input gradient is itself a 3×3 convolution of the output gradient,
+    /// with each tap's weights transposed and the taps mirrored (tap `t` reads the square that
+    /// tap `8 − t` reaches from it): `[9 · c_out, c_in]`. Empty for a 1×1 convolution.
+    transposed: Array2<f32>,
     bias: Option<Vec<f32>>,
     norm: Option<HostNorm>,
 }
@@ -141,14 +155,18 @@ impl HostConv {
         let [c_out, c_in, kernel, _] = layer.conv.weight.val().dims();
         let taps = kernel * kernel;
         let raw = values(layer.conv.weight.val())?;
-        let mut weight = vec![0.0; taps * c_in * c_out];
-        for o in 0..c_out {
-            for i in 0..c_in {
-                for t in 0..taps {
-                    weight[(t * c_in + i) * c_out + o] = raw[(o * c_in + i) * taps + t];
-                }
-            }
-        }
+        let weight = Array2::from_shape_fn((taps * c_in, c_out), |(row, o)| {
+            let (t, i) = (row / c_in, row % c_in);
+            raw[(o * c_in + i) * taps + t]
+        });
+        let transposed = if taps == 9 {
+            Array2::from_shape_fn((taps * c_out, c_in), |(row, i)| {
+                let (t, o) = (row / c_out, row % c_out);
+                weight[[(8 - t) * c_in + i, o]]
+            })
+        } else {
+            Array2::zeros((0, c_in))
+        };
         let bias = match &layer.conv.bias {
             Some(bias) => Some(values(bias.val())?),
             None => None,
@@ -161,7 +179,7 @@ impl HostConv {
             }),
             None => None,
         };
-        Ok(HostConv { taps, c_in, c_out, weight, bias, norm })
+        Ok(HostConv { taps, c_in, c_out, weight, transposed, bias, norm })
     }
 }
 
@@ -241,8 +259,6 @@ impl HostNet {
 /// What a convolution keeps from its forward pass for its backward pass, and its gradients.
 #[derive(Default)]
 struct ConvCache {
-    /// The im2col matrix of a 3×3 convolution's input (empty for 1×1, which reads its input).
-    columns: Vec<f32>,
     /// The normalised pre-activation `x̂` with batch norm, else unused.
     normalized: Vec<f32>,
     /// `1/√(var + ε)` per output channel, and the batch's mean and (biased) variance.
@@ -253,8 +269,6 @@ struct ConvCache {
     output: Vec<f32>,
     /// Gradient with respect to the pre-norm output.
     grad_pre: Vec<f32>,
-    /// Gradient with respect to the input's im2col matrix.
-    grad_columns: Vec<f32>,
     grad_weight: Vec<f32>,
     grad_bias: Vec<f32>,
     grad_gamma: Vec<f32>,
@@ -312,54 +326,6 @@ pub(crate) struct HostStep {
     pub(crate) wdl_logits: Vec<f32>,
 }
 
-/// `columns[row] = [tap 0 channels…, tap 8 channels…]` for a 3×3 convolution.
-fn im2col(input: &[f32], rows: usize, c_in: usize, columns: &mut [f32]) {
-    let width = 9 * c_in;
-    columns[..rows * width].par_chunks_mut(CHUNK_ROWS * width).enumerate().for_each(|(chunk, out)| {
-        let first = chunk * CHUNK_ROWS;
-        for (offset, row_out) in out.chunks_exact_mut(width).enumerate() {
-            let row = first + offset;
-            let square = row % PLANE_SIZE;
-            let board = row - square;
-            for (tap, segment) in row_out.chunks_exact_mut(c_in).enumerate() {
-                match NEIGHBOURS[square][tap] {
-                    Some(from) => {
-                        let from = (board + usize::from(from)) * c_in;
-                        segment.copy_from_slice(&input[from..from + c_in]);
-                    }
-                    None => segment.fill(0.0),
-                }
-            }
-        }
-    });
-}
-
-/// `grad_input += col2im(grad_columns)`: each tap's gradient goes back to the square it read.
-fn col2im(grad_columns: &[f32], rows: usize, c_in: usize, grad_input: &mut [f32], accumulate: bool) {
-    let width = 9 * c_in;
-    grad_input[..rows * c_in].par_chunks_mut(CHUNK_ROWS * c_in).enumerate().for_each(|(chunk, out)| {
-        if !accumulate {
-            out.fill(0.0);
-        }
-        let first = chunk * CHUNK_ROWS;
-        let chunk_rows = out.len() / c_in;
-        for offset in 0..chunk_rows {
-            let row = first + offset;
-            let square = row % PLANE_SIZE;
-            let board_offset = offset - square;
-            let row_grad = &grad_columns[row * width..(row + 1) * width];
-            for (tap, segment) in row_grad.chunks_exact(c_in).enumerate() {
-                if let Some(to) = NEIGHBOURS[square][tap] {
-                    let to = (board_offset + usize::from(to)) * c_in;
-                    for (g, &v) in out[to..to + c_in].iter_mut().zip(segment) {
-                        *g += v;
-                    }
-                }
-            }
-        }
-    });
-}
-
 /// Per-channel sums of `values` (`[rows, channels]`) of `f(value, channel)`, in f64, chunk by
 /// chunk in a fixed order.
 fn channel_sums(values: &[f32], channels: usize, f: impl Fn(f32, usize) -> f64 + Sync) -> Vec<f64> {
@@ -399,33 +365,28 @@ fn relu_in_place(values: &mut [f32]) {
 
 /// Forward pass of one convolution: `cache.output = norm(input ⋆ weight + bias)`.
 fn conv_forward(layer: &HostConv, input: &[f32], rows: usize, cache: &mut ConvCache) {
-    let (c_in, c_out, depth) = (layer.c_in, layer.c_out, layer.taps * layer.c_in);
-    let left: &[f32] = if layer.taps == 9 {
-        let columns = resized(&mut cache.columns, rows * depth);
-        im2col(input, rows, c_in, columns);
-        columns
-    } else {
-        &input[..rows * c_in]
-    };
+    let (c_in, c_out) = (layer.c_in, layer.c_out);
+    let kernel = Kernel::best();
     let output = resized(&mut cache.output, rows * c_out);
-    output.par_chunks_mut(CHUNK_ROWS * c_out).zip(left.par_chunks(CHUNK_ROWS * depth)).for_each(
-        |(out, left)| {
+    output
+        .par_chunks_mut(CHUNK_ROWS * c_out)
+        .zip(input[..rows * c_in].par_chunks(CHUNK_ROWS * c_in))
+        .for_each(|(out, input)| {
             let chunk_rows = out.len() / c_out;
-            multiply(
-                out,
-                false,
-                Operand::new(left, chunk_rows, depth),
-                Operand::new(&layer.weight, depth, c_out),
-            );
-            if let Some(bias) = &layer.bias {
-                for row in out.chunks_exact_mut(c_out) {
-                    for (v, b) in row.iter_mut().zip(bias) {
-                        *v += b;
-                    }
-                }
+            match &layer.bias {
+                Some(bias) => out.chunks_exact_mut(c_out).for_each(|row| row.copy_from_slice(bias)),
+                None => out.fill(0.0),
             }
-        },
-    );
+            // Only the portable kernel gathers rows into a scratch buffer.
+            let mut gathered = Vec::new();
+            if layer.taps == 9 {
+                let taps = Taps { input, c_in };
+                add_product(kernel, taps, chunk_rows, &layer.weight, out, &mut gathered);
+            } else {
+                let rows = Matrix { values: input, depth: c_in };
+                add_product(kernel, rows, chunk_rows, &layer.weight, out, &mut gathered);
+            }
+        });
     let Some(norm) = &layer.norm else { return };
     let count = rows as f64;
     let mean: Vec<f64> =
@@ -513,17 +474,27 @@ fn conv_backward(
         cache.grad_bias =
             channel_sums(grad_pre, c_out, |g, _| f64::from(g)).iter().map(|&v| v as f32).collect();
     }
-    let left: &[f32] = if layer.taps == 9 { &cache.columns[..rows * depth] } else { &input[..rows * c_in] };
-    // The weight gradient `leftᵀ · grad_pre`, one partial product a chunk of rows.
+    // The weight gradient `inputᵀ · grad_pre` (of the taps, for 3×3), one partial a chunk.
+    let input = &input[..rows * c_in];
     let chunks = rows.div_ceil(CHUNK_ROWS);
     let block = depth * c_out;
     let partials = resized(&mut cache.partials, chunks * block);
+    let kernel = Kernel::best();
     partials.par_chunks_mut(block).enumerate().for_each(|(chunk, partial)| {
         let first = chunk * CHUNK_ROWS;
         let chunk_rows = CHUNK_ROWS.min(rows - first);
-        let left = Operand::new(&left[first * depth..(first + chunk_rows) * depth], chunk_rows, depth);
-        let grad = Operand::new(&grad_pre[first * c_out..(first + chunk_rows) * c_out], chunk_rows, c_out);
-        multiply(partial, false, left.t(), grad);
+        let input = &input[first * c_in..(first + chunk_rows) * c_in];
+        let grad = &grad_pre[first * c_out..(first + chunk_rows) * c_out];
+        if layer.taps == 9 {
+            weight_gradient(kernel, input, c_in, grad, c_out, chunk_rows, partial);
+        } else {
+            multiply(
+                partial,
+                false,
+                Operand::new(input, chunk_rows, c_in).t(),
+                Operand::new(grad, chunk_rows, c_out),
+            );
+        }
     });
     let grad_weight = resized(&mut cache.grad_weight, block);
     grad_weight.par_chunks_mut(c_out.max(1) * 8).enumerate().for_each(|(piece, out)| {
@@ -538,20 +509,18 @@ fn conv_backward(
     });
     let Some((grad_input, accumulate)) = grad_input else { return };
     if layer.taps == 9 {
-        let grad_columns = resized(&mut cache.grad_columns, rows * depth);
-        grad_columns
-            .par_chunks_mut(CHUNK_ROWS * depth)
+        let kernel = Kernel::best();
+        grad_input[..rows * c_in]
+            .par_chunks_mut(CHUNK_ROWS * c_in)
             .zip(grad_pre.par_chunks(CHUNK_ROWS * c_out))
             .for_each(|(out, grad)| {
+                if !accumulate {
+                    out.fill(0.0);
+                }
                 let chunk_rows = grad.len() / c_out;
-                multiply(
-                    out,
-                    false,
-                    Operand::new(grad, chunk_rows, c_out),
-                    Operand::new(&layer.weight, depth, c_out).t(),
-                );
+                let taps = Taps { input: grad, c_in: c_out };
+                add_product(kernel, taps, chunk_rows, &layer.transposed, out, &mut Vec::new());
             });
-        col2im(&cache.grad_columns[..rows * depth], rows, c_in, grad_input, accumulate);
     } else {
         grad_input[..rows * c_in]
             .par_chunks_mut(CHUNK_ROWS * c_in)
@@ -562,7 +531,7 @@ fn conv_backward(
                     out,
                     accumulate,
                     Operand::new(grad, chunk_rows, c_out),
-                    Operand::new(&layer.weight, c_in, c_out).t(),
+                    Operand::new(layer.weight.as_slice().unwrap_or(&[]), c_in, c_out).t(),
                 );
             });
     }

@@ -16,7 +16,7 @@ use ndarray::{Array2, ArrayView2, ArrayViewMut2, linalg::general_mat_mul};
 
 /// The left operand of a product, row by row: each row is `segments` runs of `segment_len`
 /// contiguous values, which together make its `segments · segment_len` = depth values.
-pub(super) trait LeftRows: Copy {
+pub(crate) trait LeftRows: Copy {
     /// `f32`, or `u8` for the int8 products.
     type Value: Copy + 'static;
     /// `(segments, segment_len)`.
@@ -27,9 +27,9 @@ pub(super) trait LeftRows: Copy {
 
 /// A row-major matrix `[rows, depth]` as a [`LeftRows`] of one segment a row.
 #[derive(Clone, Copy)]
-pub(super) struct Matrix<'a, T = f32> {
-    pub(super) values: &'a [T],
-    pub(super) depth: usize,
+pub(crate) struct Matrix<'a, T = f32> {
+    pub(crate) values: &'a [T],
+    pub(crate) depth: usize,
 }
 
 impl<T: Copy + 'static> LeftRows for Matrix<'_, T> {
@@ -103,7 +103,7 @@ impl Kernel {
 /// `out += left · b` for `rows` rows, `out` row-major `[rows, b.columns]`, in `kernel`, which
 /// must be supported ([`Kernel::is_supported`]; an unsupported one falls back to
 /// [`Kernel::Portable`]), as must `b` be in standard layout for the vector kernels.
-pub(super) fn add_product<L: LeftRows<Value = f32>>(
+pub(crate) fn add_product<L: LeftRows<Value = f32>>(
     kernel: Kernel,
     left: L,
     rows: usize,
