@@ -23,14 +23,15 @@ pub(super) fn weight_gradient(
     out: &mut [f32],
 ) {
     assert_eq!(rows % PLANE_SIZE, 0, "a weight gradient's rows are whole boards");
-    let (input, grad, out) = (&input[..rows * c_in], &grad[..rows * c_out], &mut out[..9 * c_in * c_out]);
+    let operands = Operands { input: &input[..rows * c_in], c_in, grad: &grad[..rows * c_out], c_out, rows };
+    let out = &mut out[..9 * c_in * c_out];
     #[cfg(target_arch = "x86_64")]
     if kernel == Kernel::Avx512 && kernel.is_supported() {
         #[allow(unsafe_code)]
         // SAFETY: the CPU has AVX-512F (checked just above); the three slices have exactly the
         // lengths their shapes say (sliced above, so checked).
         unsafe {
-            avx512::weight_gradient(input, c_in, grad, c_out, rows, out);
+            avx512::weight_gradient(operands, out);
         }
         return;
     }
@@ -39,12 +40,22 @@ pub(super) fn weight_gradient(
         #[allow(unsafe_code)]
         // SAFETY: the CPU has AVX2 and FMA (checked just above).
         unsafe {
-            portable_avx2(input, c_in, grad, c_out, rows, out);
+            portable_avx2(operands, out);
         }
         return;
     }
     let _ = kernel;
-    portable(input, c_in, grad, c_out, rows, out);
+    portable(operands, out);
+}
+
+/// The operands of one weight gradient: `input` `[rows, c_in]`, `grad` `[rows, c_out]`.
+#[derive(Clone, Copy)]
+struct Operands<'a> {
+    input: &'a [f32],
+    c_in: usize,
+    grad: &'a [f32],
+    c_out: usize,
+    rows: usize,
 }
 
 /// [`portable`] compiled for AVX2, whose 8-lane vectors the compiler then uses.
@@ -54,20 +65,14 @@ pub(super) fn weight_gradient(
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn portable_avx2(
-    input: &[f32],
-    c_in: usize,
-    grad: &[f32],
-    c_out: usize,
-    rows: usize,
-    out: &mut [f32],
-) {
-    portable(input, c_in, grad, c_out, rows, out);
+unsafe fn portable_avx2(operands: Operands<'_>, out: &mut [f32]) {
+    portable(operands, out);
 }
 
 /// [`weight_gradient`] in plain loops (vectorised by the compiler along the output channels).
 #[inline(always)]
-fn portable(input: &[f32], c_in: usize, grad: &[f32], c_out: usize, rows: usize, out: &mut [f32]) {
+fn portable(operands: Operands<'_>, out: &mut [f32]) {
+    let Operands { input, c_in, grad, c_out, rows } = operands;
     out.fill(0.0);
     for row in 0..rows {
         let square = row % PLANE_SIZE;
@@ -92,34 +97,18 @@ mod avx512 {
         _mm512_set1_ps, _mm512_setzero_ps, _mm512_storeu_ps,
     };
 
+    use super::Operands;
     use crate::cpu_inference::NEIGHBOURS;
     use crate::encoding::PLANE_SIZE;
 
     const LANES: usize = 16;
 
-    /// The operands of one weight gradient.
-    #[derive(Clone, Copy)]
-    struct Operands<'a> {
-        input: &'a [f32],
-        c_in: usize,
-        grad: &'a [f32],
-        c_out: usize,
-        rows: usize,
-    }
-
     /// # Safety
-    /// The CPU has AVX-512F; `input`, `grad` and `out` hold exactly `rows·c_in`, `rows·c_out`
+    /// The CPU has AVX-512F; `operands.input`, `operands.grad` and `out` hold exactly `rows·c_in`, `rows·c_out`
     /// and `9·c_in·c_out` values, and `rows` is whole boards.
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn weight_gradient(
-        input: &[f32],
-        c_in: usize,
-        grad: &[f32],
-        c_out: usize,
-        rows: usize,
-        out: &mut [f32],
-    ) {
-        let operands = Operands { input, c_in, grad, c_out, rows };
+    pub(super) unsafe fn weight_gradient(operands: Operands<'_>, out: &mut [f32]) {
+        let Operands { c_in, c_out, .. } = operands;
         // 32 registers: up to 24 accumulators, the gradient vectors of one row and a broadcast.
         // 32 output channels are two vectors, so a tile is 12 input channels tall; 64 and
         // more, four vectors and 6 tall.
