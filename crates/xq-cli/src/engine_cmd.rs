@@ -52,8 +52,8 @@ pub struct EngineArgs {
     evaluator: Option<EvaluatorArg>,
     /// Search and rules as an xq config file sets them: its `[search]` and `[rules]` sections
     /// are used, every other section ignored, so a loop's saved `config.toml` makes the engine
-    /// search exactly as the loop's gates did. Without it: the default search, and the rules
-    /// the model was trained under.
+    /// search exactly as the loop's gates did. Without it: the default search (a model's
+    /// search gathering 16 leaves a step), and the rules the model was trained under.
     #[arg(long)]
     config: Option<PathBuf>,
     /// Visits per move when `go` names neither `nodes` nor a time (also the engine's `Visits` option); the
@@ -90,7 +90,11 @@ pub fn engine(args: EngineArgs) -> Result<()> {
         None => (None, None),
     };
     let rules = rules.or(built.trained_rules).unwrap_or_default();
-    let mut search = search.unwrap_or(SearchParams { visits: DEFAULT_VISITS, ..SearchParams::default() });
+    let mut search = search.unwrap_or(SearchParams {
+        visits: DEFAULT_VISITS,
+        leaves_per_step: if args.model.is_some() { NETWORK_LEAVES_PER_STEP } else { 1 },
+        ..SearchParams::default()
+    });
     if let Some(visits) = args.visits {
         search.visits = visits;
     }
@@ -119,3 +123,9 @@ pub fn engine(args: EngineArgs) -> Result<()> {
 
 /// Visits per move without a config or `--visits`.
 const DEFAULT_VISITS: u32 = 200;
+
+/// Leaves a network's search gathers a step without a config: at 100 ms a move 16 leaves
+/// evaluated as one batch over the thread pool beat one leaf at a time on a generation-0 and a
+/// late model, and cost nothing measurable a node at 512 visits
+/// (docs/results/play-time-search/README.md).
+const NETWORK_LEAVES_PER_STEP: u32 = 16;
