@@ -15,16 +15,30 @@ kept generations' records name them under the source run (`<source>/selfplay/...
 the data root), so the source's data directory must stay where it is. Its first own generation
 plays self-play with the source's last accepted model and trains on from the source's last
 trained one, exactly as the source's generation `--at` did, with the new settings. The run's
-seeds are unchanged: the branch with no change plays the source's generation `--at` again, shard for shard.
+seeds are unchanged: the branch with no change plays the source's generation `--at` again,
+shard for shard.
 """
 import argparse, json, os, re, shutil, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xq_ablation import apply_changes, parse_changes  # noqa: E402
+from xq_ablation import Run, apply_changes, parse_changes  # noqa: E402
 
 
 def hard_link_tree(source, destination):
     shutil.copytree(source, destination, copy_function=os.link)
+
+
+def kept_entries(directory, at):
+    """The entries of a run's `accepted`, `rejected`, `gates` or `ladder` directory that belong
+    to generations before `at` (`gNNN`, `gNNN-scale`) or to the baseline ladder."""
+    if not os.path.isdir(directory):
+        return []
+    kept = []
+    for entry in sorted(os.listdir(directory)):
+        number = re.match(r"g(\d+)", entry)
+        if entry.startswith("baseline") or (number is not None and int(number.group(1)) < at):
+            kept.append(entry)
+    return kept
 
 
 def main():
@@ -36,13 +50,12 @@ def main():
     parser.add_argument("changes", nargs="*", help="section.key=value settings (TOML values) the branch changes")
     args = parser.parse_args()
 
-    state = json.load(open(os.path.join(args.models, "loop.json")))
-    source_name = state["validation_set"]["dir"].split("/")[0]
+    source = Run(args.models, args.data)
+    state, source_name = source.state, source.name
     kept = [g for g in state["generations"] if g["generation"] < args.at]
     if len(kept) != args.at or any(g.get("promoted") is None for g in kept):
         sys.exit(f"the source has not finished generations 0..{args.at - 1}")
-    if state.get("final_rating") is not None:
-        state.pop("final_rating")
+    state.pop("final_rating", None)
 
     models = os.path.join(os.path.dirname(os.path.normpath(args.models)), args.name)
     data = os.path.join(os.path.dirname(os.path.normpath(args.data)), args.name)
@@ -56,12 +69,8 @@ def main():
 
     os.makedirs(models)
     for kind in ("accepted", "rejected", "gates", "ladder"):
-        for entry in sorted(os.listdir(os.path.join(args.models, kind))) if os.path.isdir(
-                os.path.join(args.models, kind)) else []:
-            number = re.match(r"g(\d+)", entry)
-            keep = entry.startswith("baseline") or (number is not None and int(number.group(1)) < args.at)
-            if keep:
-                hard_link_tree(os.path.join(args.models, kind, entry), os.path.join(models, kind, entry))
+        for entry in kept_entries(os.path.join(args.models, kind), args.at):
+            hard_link_tree(os.path.join(args.models, kind, entry), os.path.join(models, kind, entry))
     hard_link_tree(os.path.join(args.data, "validation"), os.path.join(data, "validation"))
 
     state["generations"] = kept
