@@ -240,6 +240,32 @@ fn an_sprt_stops_at_the_same_pair_when_resumed() {
 }
 
 #[test]
+fn an_sprt_that_ran_out_of_pairs_extends_to_the_longer_event() {
+    let longer = config(&xq_testkit::sprt_greedy_vs_random("sprt", 3, 60, 100, 200));
+    let whole = tempfile::tempdir().unwrap();
+    let reference = run(&longer, whole.path(), None);
+    let decided_after = reference.report.games / 2;
+    assert!(decided_after > 2, "the test decided after {decided_after} pairs");
+
+    // Two pairs, undecided; then resumed with the longer event's maximum.
+    let short = config(&xq_testkit::sprt_greedy_vs_random("sprt", 3, 2, 100, 200));
+    let parts = tempfile::tempdir().unwrap();
+    let first = run(&short, parts.path(), None);
+    assert!(first.report.finished && first.report.games == 4);
+    assert_eq!(first.report.sprt.unwrap().state, xq_eval::stats::SprtState::Continue);
+    let rest = run(&longer, parts.path(), None);
+    assert_eq!(rest.resumed, 4);
+    assert_eq!(untimed(&rest.report), untimed(&reference.report));
+    assert_eq!(journal(parts.path()), journal(whole.path()));
+    let record = RunConfig::load(parts.path()).unwrap();
+    assert_eq!(record.format, longer.format);
+
+    // A maximum may not shrink below what the record says.
+    let err = run_event(&short, parts.path(), &RunOptions::default(), &mut |_| {}).unwrap_err();
+    assert!(matches!(err, RunError::JournalMismatch(_)) && err.to_string().contains("only grow"), "{err}");
+}
+
+#[test]
 fn engine_failures_are_recorded_losses_and_the_event_goes_on() {
     // A UCI engine that handshakes, then dies on its first `go`; and one that cannot start.
     let script = r#"while read -r l; do case "$l" in uci) echo "id name shfake"; echo uciok;; isready) echo readyok;; go*) exit 3;; quit) exit 0;; esac; done"#;
@@ -419,4 +445,39 @@ name = "random"
     }
     // One thread never has two requests waiting: every batch of the single run is one request.
     assert_eq!(single.networks[0].1.batches, single.networks[0].1.requests);
+}
+
+#[test]
+fn a_network_held_to_a_clock_without_a_search_gathers_leaves_in_batches() {
+    let text = |limits: &str, search: &str| {
+        format!(
+            r#"
+name = "play time"
+[format]
+kind = "gauntlet"
+pairs = 1
+{limits}
+[[players]]
+kind = "mcts"
+name = "net"
+evaluator = {{ kind = "checkpoint", path = "models/none" }}
+{search}
+[[players]]
+kind = "mcts"
+name = "material"
+evaluator = "material"
+"#
+        )
+    };
+    let leaves = |config: &RunConfig| {
+        config.players.iter().map(|p| p.search().unwrap().leaves_per_step).collect::<Vec<_>>()
+    };
+    let timed = config(&text("[limits]\nmovetime_ms = 100", ""));
+    assert_eq!(leaves(&timed), [xq_eval::runner::TIMED_NETWORK_LEAVES_PER_STEP, 1]);
+    // The record names the search it played with.
+    let record = RunConfig::from_json(&serde_json::to_string(&timed).unwrap()).unwrap();
+    assert_eq!(leaves(&record), leaves(&timed));
+    // Visits, or a search of its own, keep one leaf a step.
+    assert_eq!(leaves(&config(&text("[limits]\nvisits = 64", ""))), [1, 1]);
+    assert_eq!(leaves(&config(&text("[limits]\nmovetime_ms = 100", "search = { visits = 50 }"))), [1, 1]);
 }

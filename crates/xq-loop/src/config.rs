@@ -211,6 +211,47 @@ pub struct LadderSection {
     /// the anchors at their own. Absent: no scale rating.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scale: Option<ScaleRating>,
+    /// `[final_rating.model_search]`: how the rated model searches where it should not search
+    /// as the run's self-play and gates do, e.g. at 100 ms a move
+    /// `{ leaves_per_step = 16, precision = "int8" }`, as `xq engine` plays. Absent: the run's
+    /// `[search]` and `[run] precision`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_search: Option<ModelSearch>,
+}
+
+/// The rated model's search where a ladder changes it from the run's ([`LadderSection::model_search`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSearch {
+    /// Leaves gathered a step and evaluated as one batch (`search.leaves_per_step` when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaves_per_step: Option<u32>,
+    /// The products' precision on the CPU (`[run] precision` when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<CpuPrecision>,
+}
+
+impl ModelSearch {
+    /// `player` (a tree search over a checkpoint) searching as this says.
+    pub fn apply(&self, player: PlayerSpec) -> PlayerSpec {
+        match player {
+            PlayerSpec::Mcts { name, evaluator, search, visits, movetime_ms, tc } => PlayerSpec::Mcts {
+                name,
+                evaluator: match self.precision {
+                    Some(precision) => evaluator.with_precision(precision),
+                    None => evaluator,
+                },
+                search: search.map(|s| SearchParams {
+                    leaves_per_step: self.leaves_per_step.unwrap_or(s.leaves_per_step),
+                    ..s
+                }),
+                visits,
+                movetime_ms,
+                tc,
+            },
+            other => other,
+        }
+    }
 }
 
 /// `[ladder.scale]`: a model placed on a calibrated scale by playing the anchors nearest its
@@ -267,6 +308,9 @@ impl LadderSection {
         }
         if self.opponents.is_empty() {
             return bad(format!("{section}.opponents must name at least one opponent"));
+        }
+        if self.model_search.is_some_and(|m| m.leaves_per_step == Some(0)) {
+            return bad(format!("{section}.model_search.leaves_per_step must be at least 1"));
         }
         if let Some(test) = self.threshold.as_ref().and_then(GateThreshold::sprt) {
             test.validate().map_err(|e| LoopError::Config(format!("{section}.threshold: {e}")))?;
@@ -333,6 +377,7 @@ impl Default for LadderSection {
             threshold: None,
             max_pairs: None,
             scale: None,
+            model_search: None,
         }
     }
 }

@@ -32,7 +32,8 @@ mod worker;
 use std::path::{Path, PathBuf};
 
 pub use config::{
-    BootstrapSection, GateSection, LadderSection, LoopConfig, RunSection, ScaleRating, TeacherPhaseOut,
+    BootstrapSection, GateSection, LadderSection, LoopConfig, ModelSearch, RunSection, ScaleRating,
+    TeacherPhaseOut,
 };
 pub use remote::RemoteRun;
 pub use report::write_report;

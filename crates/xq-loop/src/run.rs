@@ -869,6 +869,10 @@ impl Runner<'_> {
             Rating::Generation => (&self.config.ladder, 0),
             Rating::Final => (&self.config.final_rating, 1),
         };
+        let player = match &ladder.model_search {
+            Some(model) => model.apply(player),
+            None => player,
+        };
         let mut players = vec![player];
         players.extend(ladder.opponents.iter().cloned().map(|mut opponent| {
             if let PlayerSpec::Mcts { search: search @ None, .. } = &mut opponent {

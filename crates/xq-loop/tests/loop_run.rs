@@ -6,7 +6,7 @@ use std::path::Path;
 
 use xq_eval::events::GateThreshold;
 use xq_eval::runner::{Limits, PlayerSpec};
-use xq_loop::{LadderSection, LoopConfig, LoopError, LoopOptions, RunPaths, run_loop};
+use xq_loop::{LadderSection, LoopConfig, LoopError, LoopOptions, ModelSearch, RunPaths, run_loop};
 
 /// A loop small enough for a test: a few short self-play games, a few training steps, a
 /// two-pair gate and a one-pair ladder, all at a handful of visits.
@@ -266,6 +266,7 @@ fn the_final_rating_rates_the_last_accepted_model_once_the_run_is_over() {
         max_plies: 40,
         openings: 0,
         threshold: Some(GateThreshold::Score { min: 0.5 }),
+        model_search: Some(ModelSearch { leaves_per_step: Some(4), precision: None }),
         ..LadderSection::default()
     };
     let paths = RunPaths::new(&config);
@@ -292,6 +293,10 @@ fn the_final_rating_rates_the_last_accepted_model_once_the_run_is_over() {
     assert!(model_speed.moves > 0 && model_speed.nodes_per_move.is_some_and(|n| n > 0.0), "{model_speed:?}");
     let report = std::fs::read_to_string(paths.report()).unwrap();
     assert!(report.contains("## Final rating") && report.contains("| greedy | 4 |"), "{report}");
+    // The model searched as `model_search` says, the run's self-play as before.
+    let event = xq_eval::runner::RunConfig::load(&paths.ladder("final-g000")).unwrap();
+    assert_eq!(event.players[0].search().unwrap().leaves_per_step, 4);
+    assert_eq!(config.search.leaves_per_step, 1);
 
     // Nothing left to do: the next invocation changes nothing on disk.
     let saved = std::fs::read(paths.state()).unwrap();

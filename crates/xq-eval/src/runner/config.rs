@@ -225,9 +225,13 @@ impl RunConfig {
         self.limits.is_timed() || self.players.iter().any(|p| p.own_limits().is_timed())
     }
 
-    /// Parses and checks a TOML configuration. Unknown keys are errors naming the key.
+    /// Parses and checks a TOML configuration. Unknown keys are errors naming the key. A network
+    /// player held to a clock with no `search` of its own gets the play-time search
+    /// ([`PlayerSpec::with_play_time_search`]), which the event's record then names.
     pub fn from_toml(text: &str) -> Result<RunConfig, RunError> {
-        let config: RunConfig = toml::from_str(text).map_err(|e| RunError::Config(e.to_string()))?;
+        let mut config: RunConfig = toml::from_str(text).map_err(|e| RunError::Config(e.to_string()))?;
+        let limits = config.limits;
+        config.players = config.players.into_iter().map(|p| p.with_play_time_search(limits)).collect();
         config.validate()?;
         Ok(config)
     }

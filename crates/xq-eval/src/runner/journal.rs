@@ -1,6 +1,7 @@
 //! The event's journal: one JSON line per finished game, flushed as it is written, from which a
 //! killed event resumes; and the configuration the journal belongs to.
 
+use crate::events::{Format, UntilDecided};
 use crate::record::GameRecord;
 use crate::runner::config::RunConfig;
 use crate::runner::{RunError, io_error};
@@ -84,25 +85,68 @@ pub struct JournalEntry {
 }
 
 /// On a fresh event writes the configuration next to the journal; on a resumed one refuses a
-/// configuration that differs in anything but `concurrency` (which does not change results).
+/// configuration that differs in anything but `concurrency` (which does not change results)
+/// and a sequential test's most pairs (an SPRT's `max_pairs`, a gauntlet's
+/// `until_decided.max_pairs`), which may grow: pair `n` is the same game whatever the maximum,
+/// so the games played are the first games of the longer event. A grown maximum is written
+/// back, so the record always names the event as it stands.
 pub(crate) fn check_same_config(config: &RunConfig, path: &Path, resuming: bool) -> Result<(), RunError> {
     let canonical = |c: &RunConfig| {
+        let format = with_max_pairs(c.format.clone(), 0);
+        serde_json::to_string_pretty(&RunConfig { concurrency: 1, format, ..c.clone() })
+            .map_err(|e| RunError::Config(format!("cannot serialize the configuration: {e}")))
+    };
+    let record = |c: &RunConfig| {
         serde_json::to_string_pretty(&RunConfig { concurrency: 1, ..c.clone() })
             .map_err(|e| RunError::Config(format!("cannot serialize the configuration: {e}")))
     };
-    let ours = canonical(config)?;
+    let ours = record(config)?;
     if resuming && let Ok(text) = std::fs::read_to_string(path) {
         let theirs: RunConfig = serde_json::from_str(&text)
             .map_err(|e| RunError::JournalMismatch(format!("{}: {e}", path.display())))?;
-        if canonical(&theirs)? != ours {
+        if canonical(&theirs)? != canonical(config)? {
             return Err(RunError::JournalMismatch(format!(
-                "the configuration differs from the one in {} (only concurrency may change on resume)",
+                "the configuration differs from the one in {} (only concurrency may change on resume, \
+                 and a sequential test's max_pairs may grow)",
                 path.display()
             )));
+        }
+        if let (Some(old), Some(new)) = (max_pairs(&theirs.format), max_pairs(&config.format)) {
+            if new < old {
+                return Err(RunError::JournalMismatch(format!(
+                    "max_pairs {new} is below the {old} of the event in {} (it may only grow on resume)",
+                    path.display()
+                )));
+            }
+            if new > old {
+                return xq_files::write_atomic(path, (ours + "\n").as_bytes()).map_err(io_error(path));
+            }
         }
         return Ok(());
     }
     xq_files::write_atomic(path, (ours + "\n").as_bytes()).map_err(io_error(path))
+}
+
+/// The most pairs of a format that plays pairs until a sequential test decides: the number a
+/// resumed event may raise.
+fn max_pairs(format: &Format) -> Option<u64> {
+    match format {
+        Format::Sprt { max_pairs, .. } => Some(*max_pairs),
+        Format::Gauntlet { until_decided: Some(until), .. } => Some(u64::from(until.max_pairs)),
+        _ => None,
+    }
+}
+
+/// `format` with its sequential test's most pairs set to `most` (unchanged without one).
+fn with_max_pairs(format: Format, most: u64) -> Format {
+    match format {
+        Format::Sprt { sprt, .. } => Format::Sprt { sprt, max_pairs: most },
+        Format::Gauntlet { pairs, until_decided: Some(until) } => Format::Gauntlet {
+            pairs,
+            until_decided: Some(UntilDecided { max_pairs: u32::try_from(most).unwrap_or(u32::MAX), ..until }),
+        },
+        other => other,
+    }
 }
 
 /// Reads a journal, dropping (and cutting from the file) a last line without its newline.

@@ -44,7 +44,7 @@ mod run;
 pub use config::{Adjudication, Limits, MoveComments, OutputSettings, RunConfig};
 pub use journal::{CONFIG_FILE, JOURNAL_FILE, JournalEntry, PlayerUsage};
 pub use output::{LADDER_PNG_FILE, LADDER_SVG_FILE, PGN_FILE, REPORT_JSON_FILE, REPORT_MD_FILE, pgn_of};
-pub use players::{EngineSpec, PlayerSpec};
+pub use players::{EngineSpec, PlayerSpec, TIMED_NETWORK_LEAVES_PER_STEP};
 pub use run::{Progress, RunOptions, RunSummary, run_event};
 
 use crate::events::EventError;

@@ -12,6 +12,12 @@ use xq_play::{
     PlayerError, Protocol, RandomPlayer, TimeControl,
 };
 
+/// Leaves a network's tree search gathers a step (virtual loss), evaluated as one batch over
+/// the thread pool, when it plays against a clock and its entry names no `search`. At 100 ms a move that beat one leaf at a time
+/// on a generation-0 and a late model, and at 512 visits it cost nothing measurable a node
+/// (docs/results/play-time-search/README.md); `xq engine` searches so too.
+pub const TIMED_NETWORK_LEAVES_PER_STEP: u32 = 16;
+
 /// An external engine.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -202,6 +208,35 @@ impl PlayerSpec {
                 PlayerSpec::Ucci(e)
             }
             other @ (PlayerSpec::Random { .. } | PlayerSpec::Greedy { .. }) => other,
+        }
+    }
+
+    /// A tree-search player over a network, held to a clock (its own `movetime_ms` or `tc`, or
+    /// the event's `limits`), and given no `search`: searches with
+    /// [`TIMED_NETWORK_LEAVES_PER_STEP`] leaves a step instead of one. Any other player is returned as it is; a `search` given
+    /// is never changed.
+    ///
+    /// ```
+    /// use xq_eval::runner::{Limits, PlayerSpec};
+    /// let text = "kind = \"mcts\"\nname = \"net\"\nevaluator = { kind = \"checkpoint\", path = \"m\" }";
+    /// let player: PlayerSpec = toml::from_str(text).unwrap();
+    /// let clock = Limits { movetime_ms: Some(100), ..Limits::default() };
+    /// assert_eq!(player.clone().with_play_time_search(clock).search().unwrap().leaves_per_step, 16);
+    /// assert_eq!(player.with_play_time_search(Limits::default()).search().unwrap().leaves_per_step, 1);
+    /// ```
+    pub fn with_play_time_search(self, event_limits: Limits) -> PlayerSpec {
+        let timed = self.own_limits().is_timed() || event_limits.is_timed();
+        match self {
+            PlayerSpec::Mcts { name, evaluator, search: None, visits, movetime_ms, tc }
+                if timed && evaluator.is_network() =>
+            {
+                let search = Some(SearchParams {
+                    leaves_per_step: TIMED_NETWORK_LEAVES_PER_STEP,
+                    ..SearchParams::default()
+                });
+                PlayerSpec::Mcts { name, evaluator, search, visits, movetime_ms, tc }
+            }
+            other => other,
         }
     }
 
