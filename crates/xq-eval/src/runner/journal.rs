@@ -91,15 +91,12 @@ pub struct JournalEntry {
 /// so the games played are the first games of the longer event. A grown maximum is written
 /// back, so the record always names the event as it stands.
 pub(crate) fn check_same_config(config: &RunConfig, path: &Path, resuming: bool) -> Result<(), RunError> {
-    let canonical = |c: &RunConfig| {
-        let format = with_max_pairs(c.format.clone(), 0);
-        serde_json::to_string_pretty(&RunConfig { concurrency: 1, format, ..c.clone() })
-            .map_err(|e| RunError::Config(format!("cannot serialize the configuration: {e}")))
-    };
     let record = |c: &RunConfig| {
         serde_json::to_string_pretty(&RunConfig { concurrency: 1, ..c.clone() })
             .map_err(|e| RunError::Config(format!("cannot serialize the configuration: {e}")))
     };
+    let canonical =
+        |c: &RunConfig| record(&RunConfig { format: with_max_pairs(c.format.clone(), 0), ..c.clone() });
     let ours = record(config)?;
     if resuming && let Ok(text) = std::fs::read_to_string(path) {
         let theirs: RunConfig = serde_json::from_str(&text)

@@ -13,9 +13,10 @@ use xq_play::{
 };
 
 /// Leaves a network's tree search gathers a step (virtual loss), evaluated as one batch over
-/// the thread pool, when it plays against a clock and its entry names no `search`. At 100 ms a move that beat one leaf at a time
-/// on a generation-0 and a late model, and at 512 visits it cost nothing measurable a node
-/// (docs/results/play-time-search/README.md); `xq engine` searches so too.
+/// the thread pool, when it plays against a clock and its entry names no `search`. At 100 ms a
+/// move that beat one leaf at a time on a generation-0 and a late model, and at 512 visits it
+/// cost nothing measurable a node (docs/results/play-time-search/README.md); `xq engine`
+/// searches so too.
 pub const TIMED_NETWORK_LEAVES_PER_STEP: u32 = 16;
 
 /// An external engine.
@@ -213,8 +214,8 @@ impl PlayerSpec {
 
     /// A tree-search player over a network, held to a clock (its own `movetime_ms` or `tc`, or
     /// the event's `limits`), and given no `search`: searches with
-    /// [`TIMED_NETWORK_LEAVES_PER_STEP`] leaves a step instead of one. Any other player is returned as it is; a `search` given
-    /// is never changed.
+    /// [`TIMED_NETWORK_LEAVES_PER_STEP`] leaves a step instead of one. Any other player is
+    /// returned as it is; a `search` given is never changed.
     ///
     /// ```
     /// use xq_eval::runner::{Limits, PlayerSpec};
