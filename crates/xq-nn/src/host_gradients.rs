@@ -363,8 +363,9 @@ fn relu_in_place(values: &mut [f32]) {
     });
 }
 
-/// Forward pass of one convolution: `cache.output = norm(input ⋆ weight + bias)`.
-fn conv_forward(layer: &HostConv, input: &[f32], rows: usize, cache: &mut ConvCache) {
+/// Forward pass of one convolution: `cache.output = norm(input ⋆ weight + bias)`, through a
+/// ReLU when `relu` (applied in the normalising pass, which has the values in hand).
+fn conv_forward(layer: &HostConv, input: &[f32], rows: usize, cache: &mut ConvCache, relu: bool) {
     let (c_in, c_out) = (layer.c_in, layer.c_out);
     let kernel = Kernel::best();
     let output = resized(&mut cache.output, rows * c_out);
@@ -387,7 +388,12 @@ fn conv_forward(layer: &HostConv, input: &[f32], rows: usize, cache: &mut ConvCa
                 add_product(kernel, rows, chunk_rows, &layer.weight, out, &mut gathered);
             }
         });
-    let Some(norm) = &layer.norm else { return };
+    let Some(norm) = &layer.norm else {
+        if relu {
+            relu_in_place(output);
+        }
+        return;
+    };
     let count = rows as f64;
     let mean: Vec<f64> =
         channel_sums(output, c_out, |v, _| f64::from(v)).into_iter().map(|s| s / count).collect();
@@ -406,7 +412,8 @@ fn conv_forward(layer: &HostConv, input: &[f32], rows: usize, cache: &mut ConvCa
                 for c in 0..c_out {
                     let x_hat = (o_row[c] - mean[c]) * inv_std[c];
                     n_row[c] = x_hat;
-                    o_row[c] = norm.gamma[c] * x_hat + norm.beta[c];
+                    let value = norm.gamma[c] * x_hat + norm.beta[c];
+                    o_row[c] = if relu { value.max(0.0) } else { value };
                 }
             }
         },
@@ -430,23 +437,26 @@ fn conv_backward(
     match &layer.norm {
         Some(norm) => {
             let normalized = &cache.normalized[..rows * c_out];
-            let beta_grad = channel_sums(grad_output, c_out, |g, _| f64::from(g));
-            let gamma_grad: Vec<f64> = {
-                let partials: Vec<Vec<f64>> = grad_output
-                    .par_chunks(CHUNK_ROWS * c_out)
-                    .zip(normalized.par_chunks(CHUNK_ROWS * c_out))
-                    .map(|(g, n)| {
-                        let mut sums = vec![0.0f64; c_out];
-                        for (g_row, n_row) in g.chunks_exact(c_out).zip(n.chunks_exact(c_out)) {
-                            for c in 0..c_out {
-                                sums[c] += f64::from(g_row[c]) * f64::from(n_row[c]);
-                            }
+            // β's and γ's gradients in one pass: per chunk `[Σ g | Σ g · x̂]`.
+            let partials: Vec<Vec<f64>> = grad_output
+                .par_chunks(CHUNK_ROWS * c_out)
+                .zip(normalized.par_chunks(CHUNK_ROWS * c_out))
+                .map(|(g, n)| {
+                    let mut sums = vec![0.0f64; 2 * c_out];
+                    let (beta_sums, gamma_sums) = sums.split_at_mut(c_out);
+                    for (g_row, n_row) in g.chunks_exact(c_out).zip(n.chunks_exact(c_out)) {
+                        for c in 0..c_out {
+                            let g = f64::from(g_row[c]);
+                            beta_sums[c] += g;
+                            gamma_sums[c] += g * f64::from(n_row[c]);
                         }
-                        sums
-                    })
-                    .collect();
-                add_in_order(partials, c_out)
-            };
+                    }
+                    sums
+                })
+                .collect();
+            let mut sums = add_in_order(partials, 2 * c_out);
+            let gamma_grad = sums.split_off(c_out);
+            let beta_grad = sums;
             let count = rows as f64;
             let mean_grad: Vec<f32> = beta_grad.iter().map(|&s| (s / count) as f32).collect();
             let mean_projected: Vec<f32> = gamma_grad.iter().map(|&s| (s / count) as f32).collect();
@@ -671,8 +681,7 @@ impl Workspace {
         let c = net.stem.c_out;
 
         // Forward.
-        conv_forward(&net.stem, &self.input, rows, &mut self.stem);
-        relu_in_place(&mut self.stem.output[..rows * c]);
+        conv_forward(&net.stem, &self.input, rows, &mut self.stem, true);
         self.blocks.resize_with(net.blocks.len(), BlockCache::default);
         for (index, (conv1, conv2, gain)) in net.blocks.iter().enumerate() {
             let (before, after) = self.blocks.split_at_mut(index);
@@ -681,9 +690,8 @@ impl Workspace {
                 None => &self.stem.output,
             };
             let cache = &mut after[0];
-            conv_forward(conv1, input, rows, &mut cache.conv1);
-            relu_in_place(&mut cache.conv1.output[..rows * c]);
-            conv_forward(conv2, &cache.conv1.output, rows, &mut cache.conv2);
+            conv_forward(conv1, input, rows, &mut cache.conv1, true);
+            conv_forward(conv2, &cache.conv1.output, rows, &mut cache.conv2, false);
             let gain = gain.unwrap_or(1.0);
             let output = resized(&mut cache.output, rows * c);
             output
@@ -700,11 +708,9 @@ impl Workspace {
             Some(last) => &last.output,
             None => &self.stem.output,
         };
-        conv_forward(&net.policy_conv, trunk, rows, &mut self.policy_conv);
-        relu_in_place(&mut self.policy_conv.output[..rows * net.policy_conv.c_out]);
+        conv_forward(&net.policy_conv, trunk, rows, &mut self.policy_conv, true);
         dense_forward(&net.policy_fc, &self.policy_conv.output, samples, &mut self.policy_fc.output);
-        conv_forward(&net.value_conv, trunk, rows, &mut self.value_conv);
-        relu_in_place(&mut self.value_conv.output[..rows * net.value_conv.c_out]);
+        conv_forward(&net.value_conv, trunk, rows, &mut self.value_conv, true);
         dense_forward(&net.value_fc1, &self.value_conv.output, samples, &mut self.value_fc1.output);
         relu_in_place(&mut self.value_fc1.output[..samples * net.value_fc1.d_out]);
         dense_forward(&net.value_fc2, &self.value_fc1.output, samples, &mut self.value_fc2.output);
@@ -797,19 +803,22 @@ impl Workspace {
                 None => &self.stem.output,
             };
             let cache = &mut after[0];
-            // Through the final ReLU: d(x + g·b).
-            relu_backward(&mut self.grad_trunk[..rows * c], &cache.output);
+            // Through the final ReLU (masking `grad_trunk` in the same pass): d(x + g·b).
             let gain_value = gain.unwrap_or(1.0);
             let grad_branch = resized(&mut self.grad_branch, rows * c);
             let gain_partials: Vec<f64> = grad_branch
                 .par_chunks_mut(CHUNK_ROWS * c)
-                .zip(self.grad_trunk[..rows * c].par_chunks(CHUNK_ROWS * c))
+                .zip(self.grad_trunk[..rows * c].par_chunks_mut(CHUNK_ROWS * c))
                 .zip(cache.conv2.output[..rows * c].par_chunks(CHUNK_ROWS * c))
-                .map(|((out, g), branch)| {
+                .zip(cache.output[..rows * c].par_chunks(CHUNK_ROWS * c))
+                .map(|(((out, g), branch), activation)| {
                     let mut sum = 0.0f64;
-                    for ((o, &g), &b) in out.iter_mut().zip(g).zip(branch) {
-                        *o = gain_value * g;
-                        sum += f64::from(g) * f64::from(b);
+                    for (((o, g), &b), &a) in out.iter_mut().zip(g).zip(branch).zip(activation) {
+                        if a <= 0.0 {
+                            *g = 0.0;
+                        }
+                        *o = gain_value * *g;
+                        sum += f64::from(*g) * f64::from(b);
                     }
                     sum
                 })
