@@ -265,7 +265,7 @@ struct ConvCache {
     inv_std: Vec<f32>,
     mean: Vec<f32>,
     variance: Vec<f32>,
-    /// The layer's output (after norm, before any ReLU).
+    /// The layer's output: after the norm and, where the layer has one, its ReLU.
     output: Vec<f32>,
     /// Gradient with respect to the pre-norm output.
     grad_pre: Vec<f32>,
